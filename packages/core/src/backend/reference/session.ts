@@ -1,0 +1,100 @@
+import { type EpConfig, validateConfig } from "../../config.js";
+import { DestroyedError } from "../../errors.js";
+import { computeLayout, type Layout } from "../../layout/layout.js";
+import { epochOfStep } from "../../signal.js";
+import {
+  type DispatchResult,
+  type RankInput,
+  validateExpertOut,
+  validateRank,
+  validateRankInput,
+} from "../../tensors.js";
+import { PhaseTracker } from "../phases.js";
+import type { Session } from "../types.js";
+import { combineRecv } from "./combineRecv.js";
+import { combineSend } from "./combineSend.js";
+import type { StepContext } from "./context.js";
+import { dispatchRecv } from "./dispatchRecv.js";
+import { dispatchSend } from "./dispatchSend.js";
+import { RankHeap } from "./heap.js";
+
+function copyInput(input: RankInput): RankInput {
+  return {
+    x: input.x.slice(),
+    scales: input.scales?.slice(),
+    topkIdx: input.topkIdx.slice(),
+    topkWeights: input.topkWeights.slice(),
+  };
+}
+
+/**
+ * The protocol simulated in plain TypeScript: every rank's heap is an ArrayBuffer laid out by
+ * `computeLayout`, and each phase runs the stage of the same name. Read it next to
+ * docs/writing-a-backend.md: it is the worked example of the interface.
+ */
+export class ReferenceSession implements Session {
+  readonly layout: Layout;
+  private readonly heaps: RankHeap[];
+  private readonly phases: PhaseTracker;
+  private readonly inputs: (RankInput | null)[];
+  private destroyed = false;
+
+  constructor(readonly config: Readonly<EpConfig>) {
+    validateConfig(config);
+    this.layout = computeLayout(config);
+    this.heaps = Array.from({ length: config.ranks }, () => new RankHeap(this.layout));
+    this.phases = new PhaseTracker(config.ranks);
+    this.inputs = new Array(config.ranks).fill(null);
+  }
+
+  private ctx(rank: number): StepContext {
+    return {
+      config: this.config,
+      layout: this.layout,
+      heaps: this.heaps,
+      epoch: epochOfStep(this.phases.step(rank)),
+    };
+  }
+
+  private enter(rank: number, call: "dispatchRecv" | "combineSend" | "combineRecv"): void {
+    if (this.destroyed) throw new DestroyedError("reference session");
+    validateRank(this.config, rank);
+    this.phases.check(rank, call);
+  }
+
+  async dispatchSend(rank: number, input: RankInput): Promise<void> {
+    if (this.destroyed) throw new DestroyedError("reference session");
+    validateRankInput(this.config, rank, input);
+    this.phases.check(rank, "dispatchSend");
+    const kept = copyInput(input);
+    dispatchSend(this.ctx(rank), rank, kept);
+    this.inputs[rank] = kept;
+    this.phases.advance(rank, "dispatchSend");
+  }
+
+  async dispatchRecv(rank: number): Promise<DispatchResult> {
+    this.enter(rank, "dispatchRecv");
+    const result = dispatchRecv(this.ctx(rank), rank);
+    this.phases.advance(rank, "dispatchRecv");
+    return result;
+  }
+
+  async combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
+    this.enter(rank, "combineSend");
+    validateExpertOut(rank, this.layout.rows, this.config.hidden, expertOut);
+    combineSend(this.ctx(rank), rank, expertOut);
+    this.phases.advance(rank, "combineSend");
+  }
+
+  async combineRecv(rank: number): Promise<Uint16Array> {
+    this.enter(rank, "combineRecv");
+    const y = combineRecv(this.ctx(rank), rank, this.inputs[rank]!);
+    this.phases.advance(rank, "combineRecv");
+    return y;
+  }
+
+  async destroy(): Promise<void> {
+    this.destroyed = true;
+    this.heaps.length = 0;
+  }
+}

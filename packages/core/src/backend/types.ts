@@ -1,0 +1,61 @@
+import type { EpConfig, LayoutKind } from "../config.js";
+import type { Dtype } from "../dtype.js";
+import type { Layout } from "../layout/layout.js";
+import type { DispatchResult, RankInput } from "../tensors.js";
+
+/** What a backend supports. The conformance suite skips (with the reason) what is not declared. */
+export interface Capabilities {
+  layouts: readonly LayoutKind[];
+  /** Input dtypes accepted by dispatch. */
+  inputDtypes: readonly Dtype[];
+  /** Dtypes dispatch can deliver (fp8 with bf16 input means quantise-on-dispatch). */
+  dispatchDtypes: readonly Dtype[];
+  maxRanks: number;
+  maxHidden: number;
+  maxTopK: number;
+  /** hidden must be a multiple of this (1 = any). */
+  hiddenMultiple: number;
+  dpGroups: boolean;
+  /** Rows within each (expert, source) region come in ascending source-token order. */
+  deterministicRowOrder: boolean;
+}
+
+export interface SessionOptions {
+  /** Every cross-rank wait fails with `TimeoutError` after this long. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * A world-level session: all ranks of one config, driven phase by phase and rank by rank, so a
+ * caller (the conformance suite) can interleave ranks. Within one step:
+ * every rank's `dispatchSend` comes before any rank's `dispatchRecv`; a rank's `combineSend`
+ * comes after its own `dispatchRecv`; every rank's `combineSend` comes before any `combineRecv`.
+ * Any other order that keeps those rules is allowed and must give the same result.
+ *
+ * Bad input is refused with a named error before anything moves; the session stays usable.
+ */
+export interface Session {
+  readonly config: Readonly<EpConfig>;
+  readonly layout: Layout;
+  /** Sends this rank's tokens; never waits for other ranks. */
+  dispatchSend(rank: number, input: RankInput): Promise<void>;
+  /** Waits for every source's rows and returns what this rank's experts received. */
+  dispatchRecv(rank: number): Promise<DispatchResult>;
+  /** Sends expert outputs back: bf16 bits [rows, hidden] aligned with the dispatch result's rows. */
+  combineSend(rank: number, expertOut: Uint16Array): Promise<void>;
+  /** Waits for every expert rank's rows and returns y [T, hidden] bf16 bits for this rank's tokens. */
+  combineRecv(rank: number): Promise<Uint16Array>;
+  /** Frees everything; any later call throws `DestroyedError`. */
+  destroy(): Promise<void>;
+}
+
+export interface Backend {
+  readonly name: string;
+  readonly capabilities: Capabilities;
+  /** null when the backend can run here, else why not and what to do. */
+  unavailableReason(): Promise<string | null>;
+  /** Creates a world session. Throws `ConfigError` or `UnsupportedError` for configs it cannot run. */
+  createSession(config: EpConfig, options?: SessionOptions): Promise<Session>;
+}
