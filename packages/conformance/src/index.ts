@@ -1,1 +1,14 @@
-export {};
+export * as bounds from "./bounds.js";
+export { formatFailure, formatTable } from "./format.js";
+export { PROPERTIES, PROPERTY_NAMES } from "./properties/index.js";
+export type { ConformanceProperty, PropertyContext } from "./property.js";
+export { BackendLoadError, NAMED_BACKENDS, resolveBackend } from "./resolve.js";
+export { DEEP_RUNS, QUICK_RUNS, replayFlags, runConformance } from "./run.js";
+export { selectProperties } from "./select.js";
+export type {
+  ConformanceOptions,
+  ConformanceReport,
+  ProgressEvent,
+  PropertyResult,
+  PropertyStatus,
+} from "./types.js";

@@ -50,6 +50,8 @@ export class ProtocolError extends SwitchyardError {
     readonly stage: string,
     readonly region: string,
     detail: string,
+    /** The peer whose signal broke the protocol, where one is known. */
+    readonly peer?: number,
   ) {
     super(`rank ${rank}, ${stage}, region ${region}: ${detail}`);
   }

@@ -16,6 +16,7 @@ export function deliveredRows(config: EpConfig, result: DispatchResult): RowRef[
   const R = config.ranks;
   const L = config.experts / R;
   const M = config.maxTokensPerRank;
+  const rows = result.meta.length / 4;
   const out: RowRef[] = [];
   for (let e = 0; e < L; e++) {
     if (config.layout === "masked") {
@@ -24,8 +25,9 @@ export function deliveredRows(config: EpConfig, result: DispatchResult): RowRef[
         for (let i = 0; i < n; i++) out.push({ row: e * R * M + s * M + i, localExpert: e });
       }
     } else {
-      const first = result.expertOffsets[e];
-      for (let i = 0; i < result.expertCounts[e]; i++) out.push({ row: first + i, localExpert: e });
+      const first = Math.max(0, result.expertOffsets[e]);
+      const end = Math.min(first + result.expertCounts[e], rows);
+      for (let row = first; row < end; row++) out.push({ row, localExpert: e });
     }
   }
   return out;

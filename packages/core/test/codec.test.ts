@@ -130,3 +130,13 @@ describe("block scales", () => {
     }
   });
 });
+
+describe("fp8 NaN sign", () => {
+  it("keeps the sign of a bf16 NaN when quantising", () => {
+    const row = new Uint16Array(128).fill(0x3f80);
+    row[0] = 0x7fc0;
+    row[1] = 0xffc0;
+    const { q } = quantizeRows(row, 128);
+    expect([q[0], q[1]]).toEqual([0x7f, 0xff]);
+  });
+});

@@ -1,6 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { type Backend, computeLayout, defineConfig, describeLayout, referenceBackend } from "@switchyard/core";
+import {
+  type Backend,
+  computeLayout,
+  defineConfig,
+  describeLayout,
+  referenceBackend,
+} from "@switchyard/core";
 import { renderDemoSvg } from "./picture.js";
 import { demoInputs, runDemoStep } from "./step.js";
 
@@ -71,7 +77,9 @@ export async function runDemo(argv: string[]): Promise<number> {
   const maxLoad = Math.max(1, ...outcome.rowsPerRank);
   console.log(`backend ${backend.name}: one step in ${outcome.ms.toFixed(1)} ms`);
   outcome.rowsPerRank.forEach((n, r) => {
-    console.log(`  rank ${String(r).padStart(2)} receives ${String(n).padStart(5)} rows ${"#".repeat(Math.round((n / maxLoad) * 40))}`);
+    console.log(
+      `  rank ${String(r).padStart(2)} receives ${String(n).padStart(5)} rows ${"#".repeat(Math.round((n / maxLoad) * 40))}`,
+    );
   });
   console.log(`memory per rank:\n${describeLayout(computeLayout(config)).replace(/^/gm, "  ")}`);
   writeFileSync(values.out, renderDemoSvg(config, outcome, backend.name));

@@ -32,7 +32,10 @@ export function demoInputs(config: EpConfig, tokens: number, seed: number): Rank
   const perm = Array.from({ length: E }, (_, i) => i).sort(() => rand() - 0.5);
   const pick = () => {
     let u = rand() * total;
-    for (let e = 0; e < E; e++) if ((u -= zipf[e]) <= 0) return perm[e];
+    for (let e = 0; e < E; e++) {
+      u -= zipf[e];
+      if (u <= 0) return perm[e];
+    }
     return perm[E - 1];
   };
   const groups: RankInput[] = [];
@@ -75,7 +78,11 @@ export interface DemoOutcome {
  * One MoE step on `backend` with identity experts (each expert returns its input, dequantised
  * to bf16), checked against core's reference: dispatch rows bit for bit, combine values.
  */
-export async function runDemoStep(backend: Backend, config: EpConfig, inputs: RankInput[]): Promise<DemoOutcome> {
+export async function runDemoStep(
+  backend: Backend,
+  config: EpConfig,
+  inputs: RankInput[],
+): Promise<DemoOutcome> {
   const R = config.ranks;
   const L = config.experts / R;
   const H = config.hidden;
@@ -122,7 +129,9 @@ export async function runDemoStep(backend: Backend, config: EpConfig, inputs: Ra
     }
     const byKey = new Map(
       expected.flatMap((rank, r) =>
-        rank.flatMap((rows, e) => rows.map((w) => [`${r * L + e}/${w.srcRank}/${w.srcToken}/${w.slot}`, w] as const)),
+        rank.flatMap((rows, e) =>
+          rows.map((w) => [`${r * L + e}/${w.srcRank}/${w.srcToken}/${w.slot}`, w] as const),
+        ),
       ),
     );
     const identity = (e: number, src: number, token: number, slot: number) => {

@@ -9,7 +9,8 @@ import { decodeFp8, encodeFp8, FP8_MAX } from "./fp8.js";
  * 1. amax = the largest |x| over the block's finite values (NaN and +-Infinity are skipped; 0 if none).
  * 2. s = the smallest integer >= -126 with amax <= 448 * 2^s. The scale is 2^s, a power of two,
  *    so scale and unscale are exact in every implementation (no division rounding to agree on).
- * 3. q = e4m3(x / 2^s) by the rounding rule of fp8.ts (RNE, saturating to +-448, NaN -> 0x7f|sign).
+ * 3. q = e4m3(x / 2^s) by the rounding rule of fp8.ts (RNE, saturating to +-448, NaN -> 0x7f | sign,
+ *    the sign taken from the NaN's bf16 bits: 0x7fc0 -> 0x7f, 0xffc0 -> 0xff).
  * 4. The dequantised value is e4m3value(q) * 2^s (exact in fp32 for every finite result).
  */
 export const MIN_SCALE_EXP = -126;
@@ -41,7 +42,11 @@ export function quantizeRows(x: Uint16Array, hidden: number): { q: Uint8Array; s
     }
     const s = scaleExponent(amax);
     scales[b] = 2 ** s;
-    for (let i = b * FP8_BLOCK; i < (b + 1) * FP8_BLOCK; i++) q[i] = encodeFp8(bf16ToNumber(x[i]) / 2 ** s);
+    for (let i = b * FP8_BLOCK; i < (b + 1) * FP8_BLOCK; i++) {
+      // A JS NaN has no sign, so a NaN's sign is taken from its bf16 bits.
+      const nanSign = (x[i] & 0x7fff) > 0x7f80 ? (x[i] >>> 8) & 0x80 : 0;
+      q[i] = encodeFp8(bf16ToNumber(x[i]) / 2 ** s) | nanSign;
+    }
   }
   return { q, scales };
 }

@@ -5,7 +5,8 @@
  *
  * Encoding rule (exact): take the exact real value v, round it to the nearest e4m3 value with
  * ties to even mantissa, and saturate: any |v| > 448 (also +-Infinity) becomes +-448.
- * NaN becomes 0x7f | sign. The sign of zero is kept (-0 encodes as 0x80).
+ * NaN becomes 0x7f | sign. The sign of zero is kept (-0 encodes as 0x80). A JS number carries no
+ * NaN sign, so `encodeFp8(NaN)` is 0x7f; `quantizeRows` applies the sign of a NaN's bf16 bits.
  */
 export const FP8_MAX = 448;
 

@@ -24,7 +24,13 @@ export function readSignal(
   const s = decodeSignal(word);
   const at = `signal from rank ${where.peer}`;
   if (s === null)
-    throw new ProtocolError(where.rank, where.stage, where.region, `${at} is missing (never written)`);
+    throw new ProtocolError(
+      where.rank,
+      where.stage,
+      where.region,
+      `${at} is missing (never written)`,
+      where.peer,
+    );
   if (s.epoch !== where.epoch) {
     throw new ProtocolError(
       where.rank,

@@ -1,0 +1,75 @@
+import { FP8_BLOCK } from "@switchyard/core";
+import type { Rng } from "../harness/rng.js";
+
+/**
+ * What token rows hold:
+ * - normal: finite values of magnitude about 2^-6..2^3;
+ * - wide: each 128-block centred on its own exponent from bf16 subnormals up to 2^60 (a quarter
+ *   of the blocks near the subnormal range, a quarter near 2^50), some blocks all zero
+ *   (exercises every fp8 block scale, including the 2^-126 floor);
+ * - special: wide plus NaNs (several payloads), infinities, signed zeros, subnormals and the
+ *   largest finite value; only for properties that compare bits (dispatch), not sums.
+ */
+export type PayloadStyle = "normal" | "wide" | "special";
+
+const BF16_SPECIALS = [
+  0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffff, 0x0001, 0x807f, 0x7f7f, 0xff7f,
+];
+
+function bf16Bits(sign: number, exp: number, rng: Rng): number {
+  const mantissa = rng.int(0, 127);
+  if (exp < -126) return (sign << 15) | mantissa; // subnormal (or zero)
+  return (sign << 15) | ((exp + 127) << 7) | mantissa;
+}
+
+/** n bf16 values (bits), in blocks of 128 elements. */
+export function fillBf16(n: number, style: PayloadStyle, rng: Rng): Uint16Array {
+  const out = new Uint16Array(n);
+  for (let b = 0; b < n; b += FP8_BLOCK) {
+    const end = Math.min(n, b + FP8_BLOCK);
+    if (style === "normal") {
+      for (let i = b; i < end; i++)
+        out[i] = rng.chance(0.03) ? 0 : bf16Bits(rng.int(0, 1), rng.int(-6, 2), rng);
+      continue;
+    }
+    if (rng.chance(0.05)) continue; // an all-zero block
+    const centre = rng.pick([
+      () => rng.int(-133, -118), // bf16 subnormals and the smallest normals
+      () => rng.int(-10, 10),
+      () => rng.int(-133, 60),
+      () => rng.int(40, 60),
+    ])();
+    for (let i = b; i < end; i++) {
+      if (style === "special" && rng.chance(0.04)) out[i] = rng.pick(BF16_SPECIALS);
+      else out[i] = bf16Bits(rng.int(0, 1), centre - rng.int(0, 6), rng);
+    }
+  }
+  return out;
+}
+
+/** n fp8-e4m3 values (bits); only `special` includes the NaN codes 0x7f and 0xff. */
+export function fillFp8(n: number, style: PayloadStyle, rng: Rng): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    let v = rng.int(0, 255);
+    if (style !== "special") while ((v & 0x7f) === 0x7f) v = rng.int(0, 255);
+    out[i] = v;
+  }
+  return out;
+}
+
+/** n fp32 block scales for fp8 input: powers of two and arbitrary positive values; `special` adds 0, negatives, NaN, Inf. */
+export function fillScales(n: number, style: PayloadStyle, rng: Rng): Float32Array {
+  const out = new Float32Array(n);
+  const spread = style === "normal" ? 8 : 40;
+  for (let i = 0; i < n; i++) {
+    if (style === "special" && rng.chance(0.1)) {
+      out[i] = rng.pick([0, -0, -1, 1e-45, Number.NaN, Number.POSITIVE_INFINITY]);
+    } else if (rng.chance(0.7)) {
+      out[i] = 2 ** rng.int(-spread, spread);
+    } else {
+      out[i] = Math.fround(rng.next() * 2 ** rng.int(-spread, spread));
+    }
+  }
+  return out;
+}

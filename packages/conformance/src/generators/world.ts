@@ -1,0 +1,40 @@
+import type { EpConfig } from "@switchyard/core";
+import fc from "fast-check";
+import { configArb, describeConfig } from "./config.js";
+import type { PayloadStyle } from "./payload.js";
+import type { ConfigSpace } from "./space.js";
+import { describeStep, type StepSpec, stepArb } from "./step.js";
+
+/** A config and the steps one session runs on it. */
+export interface WorldCase {
+  readonly config: Readonly<EpConfig>;
+  readonly steps: readonly StepSpec[];
+}
+
+export interface WorldOptions {
+  /** Steps per session (default exactly 1). */
+  minSteps?: number;
+  maxSteps?: number;
+  /** Payload styles to draw from (default normal and wide: finite, so sums are defined). */
+  payloads?: readonly PayloadStyle[];
+}
+
+export const FINITE_PAYLOADS: readonly PayloadStyle[] = ["normal", "wide"];
+export const ANY_PAYLOADS: readonly PayloadStyle[] = ["wide", "special"];
+
+/** A config from `space` and 1 or more steps for it. */
+export function worldArb(space: ConfigSpace, options: WorldOptions = {}): fc.Arbitrary<WorldCase> {
+  const minLength = options.minSteps ?? 1;
+  const maxLength = options.maxSteps ?? minLength;
+  const payloads = options.payloads ?? FINITE_PAYLOADS;
+  return configArb(space).chain((config) =>
+    fc.record({
+      config: fc.constant(config),
+      steps: fc.array(stepArb(config, payloads), { minLength, maxLength }),
+    }),
+  );
+}
+
+export function describeWorld(c: WorldCase): string {
+  return `${describeConfig(c.config)}; steps ${c.steps.map(describeStep).join(", ")}`;
+}

@@ -1,0 +1,14 @@
+import { describeWorld, worldArb } from "../generators/world.js";
+import { runAndVerify } from "../harness/steps.js";
+import { defineProperty } from "../property.js";
+
+/** Combined outputs within the combine bound of the float64 weighted sum (bounds.ts). */
+export const combineAccuracy = defineProperty({
+  name: "combine/accuracy",
+  required: true,
+  summary:
+    "y[t] = sum_k w[t][k] * expertOut(t, k) over used slots, within |y - y64| <= 2^-8|y64| + (n+1)2^-24 sum|w o| + 2^-133",
+  arbitrary: (space) => worldArb(space),
+  check: (ctx, c) => runAndVerify(ctx, c, { combine: true }),
+  describe: describeWorld,
+});

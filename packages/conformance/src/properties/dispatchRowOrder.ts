@@ -1,0 +1,16 @@
+import { describeWorld, worldArb } from "../generators/world.js";
+import { runAndVerify } from "../harness/steps.js";
+import { defineProperty } from "../property.js";
+
+/** The documented row order (gated: backends without deterministicRowOrder are compared as sets only). */
+export const dispatchRowOrder = defineProperty({
+  name: "dispatch/row-order",
+  required: false,
+  summary:
+    "rows in documented order: masked, ascending srcToken per (expert, source) region; " +
+    "contiguous, ascending (srcRank, srcToken) per expert block",
+  gate: (caps) => (caps.deterministicRowOrder ? null : "backend declares deterministicRowOrder false"),
+  arbitrary: (space) => worldArb(space),
+  check: (ctx, c) => runAndVerify(ctx, c, { rows: true, order: true }),
+  describe: describeWorld,
+});

@@ -1,0 +1,46 @@
+import type { ConformanceProperty } from "../property.js";
+import { configFp8Hidden, configRefused } from "./badConfig.js";
+import { badInputProperties } from "./badInput.js";
+import { combineAccuracy } from "./combineAccuracy.js";
+import { combineRepeatable } from "./combineRepeatable.js";
+import { destroyed } from "./destroyed.js";
+import { dispatchFp8Input, dispatchFp8Quantize } from "./dispatchFp8.js";
+import { dispatchLayoutContiguous, dispatchLayoutMasked } from "./dispatchLayout.js";
+import { dispatchPayload } from "./dispatchPayload.js";
+import { dispatchRowOrder } from "./dispatchRowOrder.js";
+import { dispatchRows } from "./dispatchRows.js";
+import { dpGroupOutput } from "./dpGroups.js";
+import { manySteps } from "./manySteps.js";
+import { missingRank } from "./missingRank.js";
+import { phaseInterleaving } from "./phaseInterleaving.js";
+import { phaseOrder } from "./phaseOrder.js";
+import { roundTripFp8, roundTripIdentity } from "./roundTrip.js";
+import { sessionLayout } from "./sessionLayout.js";
+
+/** Every property of the suite, in report order. Names are stable: reports and replays refer to them. */
+export const PROPERTIES: readonly ConformanceProperty[] = [
+  sessionLayout,
+  dispatchRows,
+  dispatchPayload,
+  dispatchLayoutMasked,
+  dispatchLayoutContiguous,
+  dispatchRowOrder,
+  dispatchFp8Quantize,
+  dispatchFp8Input,
+  combineAccuracy,
+  combineRepeatable,
+  roundTripIdentity,
+  roundTripFp8,
+  phaseInterleaving,
+  manySteps,
+  dpGroupOutput,
+  ...badInputProperties,
+  configRefused,
+  configFp8Hidden,
+  phaseOrder,
+  destroyed,
+  missingRank,
+];
+
+/** The names of every property, in report order. */
+export const PROPERTY_NAMES: readonly string[] = PROPERTIES.map((p) => p.name);

@@ -1,0 +1,73 @@
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type Backend, referenceBackend } from "@switchyard/core";
+
+/** The project's own backends by name: the package to import and the export that holds the backend. */
+export const NAMED_BACKENDS: Readonly<Record<string, { module: string; exportName: string } | null>> = {
+  reference: null,
+  webgpu: { module: "@switchyard/webgpu-ref", exportName: "webgpuBackend" },
+  cuda: { module: "@switchyard/cuda", exportName: "cudaBackend" },
+};
+
+/** Thrown when a backend module cannot be loaded or exports no backend. */
+export class BackendLoadError extends Error {
+  override name = "BackendLoadError";
+}
+
+function isBackend(v: unknown): v is Backend {
+  const b = v as Backend | null;
+  return (
+    b !== null &&
+    typeof b === "object" &&
+    typeof b.name === "string" &&
+    typeof b.capabilities === "object" &&
+    typeof b.unavailableReason === "function" &&
+    typeof b.createSession === "function"
+  );
+}
+
+/** A module specifier for `import()`: paths (./x, ../x, /x, x.js) become file URLs from `cwd`. */
+function specifierOf(spec: string, cwd: string): string {
+  const looksLikePath = spec.startsWith(".") || isAbsolute(spec) || /\.(c|m)?js$/.test(spec);
+  return looksLikePath ? pathToFileURL(resolve(cwd, spec)).href : spec;
+}
+
+/**
+ * Finds a backend by name or module: `reference` (core's reference backend), `webgpu`
+ * (`webgpuBackend` of @switchyard/webgpu-ref), `cuda` (`cudaBackend` of @switchyard/cuda), or a
+ * module path / package whose export `backend` is a Backend or `createBackend()` returns one
+ * (the default export may be either). Throws `BackendLoadError` saying what to do otherwise.
+ */
+export async function resolveBackend(spec: string, cwd = process.cwd()): Promise<Backend> {
+  if (spec === "reference") return referenceBackend;
+  const named = NAMED_BACKENDS[spec];
+  const specifier = named ? named.module : specifierOf(spec, cwd);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(specifier)) as Record<string, unknown>;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const hint = named ? `; build it first (npm run build) and check that ${named.module} is installed` : "";
+    throw new BackendLoadError(`resolveBackend: cannot import ${specifier}: ${why}${hint}`);
+  }
+  const candidates: [string, unknown][] = named
+    ? [[named.exportName, mod[named.exportName]]]
+    : [
+        ["backend", mod.backend],
+        ["createBackend", mod.createBackend],
+        ["default", mod.default],
+      ];
+  for (const [name, value] of candidates) {
+    const b = typeof value === "function" ? await (value as () => unknown)() : value;
+    if (isBackend(b)) return b;
+    if (value !== undefined) {
+      throw new BackendLoadError(
+        `resolveBackend: ${specifier} export ${name} is not a Backend (name, capabilities, unavailableReason, createSession)`,
+      );
+    }
+  }
+  const wanted = named
+    ? `export ${named.exportName}`
+    : "export `backend` (a Backend) or `createBackend()` (returning one)";
+  throw new BackendLoadError(`resolveBackend: ${specifier} has no backend; it should ${wanted}`);
+}

@@ -1,0 +1,70 @@
+/** Options of `runConformance` (all optional). */
+export interface ConformanceOptions {
+  /** Runs per property: default 15 (quick, for CI), 150 with `deep`. */
+  numRuns?: number;
+  /** Bigger configs (up to 16 ranks, 64 experts, 48 tokens, hidden 1100), more steps, 150 runs. */
+  deep?: boolean;
+  /** fast-check seed for every property; random when absent (the report says which). */
+  seed?: number;
+  /** fast-check replay path of a failure; needs `only` naming exactly one property. */
+  path?: string;
+  /** Property names to run: exact names, prefixes ("dispatch" runs dispatch/*), or globs ("input/*"). */
+  only?: string | readonly string[];
+  /** Shrink failures to a small counterexample (default true; false stops at the first failure). */
+  shrink?: boolean;
+  /** `SessionOptions.timeoutMs` passed to createSession (default core's DEFAULT_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** A single run (one generated case) taking longer than this fails (default 120 s). */
+  runTimeoutMs?: number;
+  /** Progress: each property's start and end, and every run. */
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export type ProgressEvent =
+  | { kind: "start"; name: string; index: number; total: number }
+  | { kind: "run"; name: string; run: number; numRuns: number }
+  | { kind: "done"; result: PropertyResult; index: number; total: number };
+
+export type PropertyStatus = "pass" | "fail" | "skip";
+
+/** The outcome of one property. */
+export interface PropertyResult {
+  /** Stable hierarchical name, e.g. `dispatch/rows`. */
+  name: string;
+  /** Required of every backend (else gated by a capability). */
+  required: boolean;
+  summary: string;
+  status: PropertyStatus;
+  /** Why it was skipped. */
+  reason?: string;
+  /** The seed it ran with (always set when it ran). */
+  seed?: number;
+  /** fast-check's replay path of the (shrunk) failure. */
+  path?: string;
+  /** A short summary of the failing case (config, tokens, routing, ...). */
+  counterexample?: string;
+  /** What went wrong. */
+  error?: string;
+  /** Command-line flags that replay the failure: `--only NAME --seed S --path P`. */
+  replay?: string;
+  /** Cases run (for a failure: until the first failure). */
+  runs: number;
+  /** Shrinking steps taken after the failure. */
+  shrinks?: number;
+  durationMs: number;
+}
+
+/** The outcome of the whole suite against one backend. */
+export interface ConformanceReport {
+  backend: string;
+  /** No property failed. */
+  ok: boolean;
+  /** The backend's unavailableReason(); every property is skipped with it when set. */
+  unavailable: string | null;
+  seed: number;
+  numRuns: number;
+  deep: boolean;
+  durationMs: number;
+  counts: Record<PropertyStatus, number>;
+  results: PropertyResult[];
+}

@@ -1,0 +1,40 @@
+import type { Backend } from "@switchyard/core";
+import { combineSwap, flaky, orderSensitive, ownerOnly, wrongWeight } from "./combine.js";
+import {
+  dropRow,
+  flushSubnormals,
+  ignoreUnused,
+  offByOneSlot,
+  paddingMeta,
+  reversedRows,
+  staleCounts,
+  swappedProvenance,
+} from "./dispatch.js";
+import { anonymousTimeout, lateRefusal, laxPhases, lenientIndices } from "./session.js";
+
+/** A broken backend and the property that must catch it. */
+export interface BrokenCase {
+  backend: Backend;
+  /** Properties that must fail. */
+  targets: string[];
+}
+
+export const BROKEN: readonly BrokenCase[] = [
+  { backend: dropRow, targets: ["dispatch/rows"] },
+  { backend: offByOneSlot, targets: ["dispatch/rows"] },
+  { backend: ignoreUnused, targets: ["dispatch/rows", "combine/accuracy"] },
+  { backend: staleCounts, targets: ["session/many-steps"] },
+  { backend: wrongWeight, targets: ["combine/accuracy", "roundtrip/identity"] },
+  { backend: swappedProvenance, targets: ["dispatch/payload", "combine/accuracy"] },
+  { backend: combineSwap, targets: ["combine/accuracy"] },
+  { backend: lenientIndices, targets: ["input/expert-range", "input/repeated-expert"] },
+  { backend: lateRefusal, targets: ["input/too-many-tokens"] },
+  { backend: laxPhases, targets: ["session/phase-order"] },
+  { backend: ownerOnly, targets: ["dp/group-output"] },
+  { backend: orderSensitive, targets: ["phases/interleaving"] },
+  { backend: flaky, targets: ["combine/repeatable"] },
+  { backend: flushSubnormals, targets: ["dispatch/payload"] },
+  { backend: paddingMeta, targets: ["dispatch/layout/contiguous"] },
+  { backend: reversedRows, targets: ["dispatch/row-order"] },
+  { backend: anonymousTimeout, targets: ["session/missing-rank"] },
+];

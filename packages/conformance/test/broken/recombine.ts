@@ -1,0 +1,113 @@
+import {
+  type Backend,
+  bf16ToNumber,
+  type DispatchResult,
+  deliveredRows,
+  numberToBf16,
+  type RankInput,
+  validateRankInput,
+} from "@switchyard/core";
+import { brokenBackend, ForwardingSession } from "./wrap.js";
+
+/** Sums one token's used slots: terms are w_k * o_k as (w, o) pairs in slot order; returns the value to round to bf16. */
+export type Accumulate = (terms: { w: number; o: number }[]) => number;
+
+/**
+ * A backend that moves data like the reference but computes combine itself with `accumulate`,
+ * from the expert outputs it was handed, to test which accumulation orders and precisions the
+ * combine bound admits.
+ */
+export function recombiningBackend(name: string, accumulate: Accumulate): Backend {
+  return brokenBackend(
+    name,
+    (inner) =>
+      new (class extends ForwardingSession {
+        private readonly inputs = new Map<number, RankInput>();
+        private readonly results = new Map<number, DispatchResult>();
+        /** group:token:slot -> expert output row. */
+        private readonly outputs = new Map<string, Uint16Array>();
+
+        override async dispatchSend(rank: number, input: RankInput): Promise<void> {
+          await this.inner.dispatchSend(rank, input);
+          validateRankInput(this.config, rank, input);
+          this.inputs.set(rank, {
+            ...input,
+            topkIdx: input.topkIdx.slice(),
+            topkWeights: input.topkWeights.slice(),
+          });
+        }
+
+        override async dispatchRecv(rank: number): Promise<DispatchResult> {
+          const r = await this.inner.dispatchRecv(rank);
+          this.results.set(rank, r);
+          return r;
+        }
+
+        override async combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
+          await this.inner.combineSend(rank, expertOut);
+          const r = this.results.get(rank)!;
+          const H = this.config.hidden;
+          for (const { row } of deliveredRows(this.config, r)) {
+            const [src, token, slot] = r.meta.subarray(row * 4, row * 4 + 3);
+            const group = Math.floor(src / this.config.dpSize);
+            this.outputs.set(`${group}:${token}:${slot}`, expertOut.slice(row * H, (row + 1) * H));
+          }
+        }
+
+        override async combineRecv(rank: number): Promise<Uint16Array> {
+          const y = await this.inner.combineRecv(rank);
+          const { topK: K, hidden: H, dpSize } = this.config;
+          const input = this.inputs.get(rank)!;
+          const group = Math.floor(rank / dpSize);
+          for (let t = 0; t < y.length / H; t++) {
+            const slots: { w: number; o: Uint16Array }[] = [];
+            for (let k = 0; k < K; k++) {
+              if (input.topkIdx[t * K + k] < 0) continue;
+              slots.push({ w: input.topkWeights[t * K + k], o: this.outputs.get(`${group}:${t}:${k}`)! });
+            }
+            for (let h = 0; h < H; h++) {
+              y[t * H + h] = numberToBf16(
+                accumulate(slots.map((s) => ({ w: s.w, o: bf16ToNumber(s.o[h]) }))),
+              );
+            }
+          }
+          return y;
+        }
+      })(inner),
+  );
+}
+
+const f = Math.fround;
+const bf = (v: number) => bf16ToNumber(numberToBf16(v));
+
+/** fp32, slots in reverse order: as accurate as the reference, another order. Must pass. */
+export const reverseOrder = recombiningBackend("fp32-reverse-order", (terms) =>
+  terms.reduceRight((acc, { w, o }) => f(acc + f(w * o)), 0),
+);
+
+/** fp32 pairwise (tree) sum, as a parallel reduction does. Must pass. */
+export const pairwise = recombiningBackend("fp32-pairwise", (terms) => {
+  let level = terms.map(({ w, o }) => f(w * o));
+  while (level.length > 1) {
+    const next: number[] = [];
+    for (let i = 0; i < level.length; i += 2)
+      next.push(i + 1 < level.length ? f(level[i] + level[i + 1]) : level[i]);
+    level = next;
+  }
+  return level[0] ?? 0;
+});
+
+/** fp32 with fused multiply-add (one rounding per slot). Must pass. */
+export const fused = recombiningBackend("fp32-fma", (terms) =>
+  terms.reduce((acc, { w, o }) => f(acc + w * o), 0),
+);
+
+/** Exact (float64) sum, rounded once. Must pass. */
+export const wide = recombiningBackend("float64-accumulate", (terms) =>
+  terms.reduce((acc, { w, o }) => acc + w * o, 0),
+);
+
+/** bf16 accumulator: products and partial sums rounded to bf16. Must fail combine/accuracy. */
+export const bf16Accumulate = recombiningBackend("bf16-accumulate", (terms) =>
+  terms.reduce((acc, { w, o }) => bf(acc + bf(w * o)), 0),
+);

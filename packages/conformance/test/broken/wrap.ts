@@ -1,0 +1,79 @@
+import {
+  type Backend,
+  type DispatchResult,
+  type EpConfig,
+  type RankInput,
+  referenceBackend,
+  type Session,
+  type SessionOptions,
+  validateRankInput,
+} from "@switchyard/core";
+
+/**
+ * A session that forwards every call to core's reference session. Broken backends override one
+ * method to plant one bug, the way a real backend might get it wrong.
+ */
+export class ForwardingSession implements Session {
+  constructor(protected readonly inner: Session) {}
+
+  get config(): Readonly<EpConfig> {
+    return this.inner.config;
+  }
+
+  get layout() {
+    return this.inner.layout;
+  }
+
+  dispatchSend(rank: number, input: RankInput): Promise<void> {
+    return this.inner.dispatchSend(rank, input);
+  }
+
+  dispatchRecv(rank: number): Promise<DispatchResult> {
+    return this.inner.dispatchRecv(rank);
+  }
+
+  combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
+    return this.inner.combineSend(rank, expertOut);
+  }
+
+  combineRecv(rank: number): Promise<Uint16Array> {
+    return this.inner.combineRecv(rank);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+/** A backend whose sessions are `wrap(referenceSession)`. */
+export function brokenBackend(name: string, wrap: (inner: Session) => Session): Backend {
+  return {
+    name,
+    capabilities: referenceBackend.capabilities,
+    unavailableReason: async () => null,
+    createSession: async (config: EpConfig, options?: SessionOptions) =>
+      wrap(await referenceBackend.createSession(config, options)),
+  };
+}
+
+/** A deep copy of a dispatch result, to modify. */
+export function copyResult(r: DispatchResult): DispatchResult {
+  return {
+    x: r.x.slice(),
+    scales: r.scales ? r.scales.slice() : null,
+    meta: r.meta.slice(),
+    expertOffsets: r.expertOffsets.slice(),
+    expertCounts: r.expertCounts.slice(),
+    sourceCounts: r.sourceCounts.slice(),
+  };
+}
+
+/** Whether core would accept this input (broken wrappers only rewrite valid inputs). */
+export function valid(s: ForwardingSession, rank: number, input: RankInput): boolean {
+  try {
+    validateRankInput(s.config, rank, input);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,91 @@
+import {
+  type Backend,
+  type Capabilities,
+  type EpConfig,
+  referenceBackend,
+  UnsupportedError,
+  validateConfig,
+} from "@switchyard/core";
+import { describe, expect, it } from "vitest";
+import { runConformance } from "../src/index.js";
+import { describeConformance } from "../src/vitest.js";
+
+const caps: Capabilities = {
+  layouts: ["masked"],
+  inputDtypes: ["bf16"],
+  dispatchDtypes: ["bf16"],
+  maxRanks: 4,
+  maxHidden: 192,
+  maxTopK: 3,
+  hiddenMultiple: 64,
+  dpGroups: false,
+  deterministicRowOrder: false,
+};
+
+/**
+ * The reference behind narrower capabilities. It throws a plain Error (a failure) for any config
+ * outside them, so the suite passing proves the generators stay inside what a backend declares;
+ * 3 ranks it refuses with UnsupportedError, which the suite must filter, not fail.
+ */
+const limited: Backend = {
+  name: "limited",
+  capabilities: caps,
+  unavailableReason: async () => null,
+  async createSession(config: EpConfig, options) {
+    validateConfig(config);
+    const outside =
+      !caps.layouts.includes(config.layout) ||
+      !caps.inputDtypes.includes(config.inputDtype) ||
+      !caps.dispatchDtypes.includes(config.dispatchDtype) ||
+      config.ranks > caps.maxRanks ||
+      config.hidden > caps.maxHidden ||
+      config.topK > caps.maxTopK ||
+      config.hidden % caps.hiddenMultiple !== 0 ||
+      config.dpSize > 1;
+    if (outside) throw new Error(`config outside the declared capabilities: ${JSON.stringify(config)}`);
+    if (config.ranks === 3) throw new UnsupportedError("limited", "3 ranks");
+    return referenceBackend.createSession(config, options);
+  },
+};
+
+describe("capability gating", () => {
+  it("skips what is not declared, with the reason, and passes the rest", async () => {
+    const report = await runConformance(limited, { seed: 3 });
+    const failed = report.results.filter((r) => r.status === "fail");
+    expect(failed.map((r) => `${r.name}: ${r.error}`)).toEqual([]);
+    const skipped = Object.fromEntries(
+      report.results.filter((r) => r.status === "skip").map((r) => [r.name, r.reason]),
+    );
+    expect(Object.keys(skipped).sort()).toEqual(
+      [
+        "config/fp8-hidden",
+        "dispatch/fp8/input",
+        "dispatch/fp8/quantize",
+        "dispatch/layout/contiguous",
+        "dispatch/row-order",
+        "dp/group-output",
+        "input/missing-scales",
+        "roundtrip/fp8",
+      ].sort(),
+    );
+    expect(skipped["dp/group-output"]).toMatch(/DP groups/);
+    expect(skipped["dispatch/row-order"]).toMatch(/deterministicRowOrder/);
+    expect(report.results.filter((r) => r.required).every((r) => r.status === "pass")).toBe(true);
+  });
+
+  it("skips everything, with the reason, when the backend is unavailable", async () => {
+    const away: Backend = { ...limited, name: "away", unavailableReason: async () => "no device here" };
+    const report = await runConformance(away, { only: "dispatch" });
+    expect(report.unavailable).toBe("no device here");
+    expect(report.results.every((r) => r.status === "skip" && r.reason?.includes("no device here"))).toBe(
+      true,
+    );
+  });
+});
+
+// The vitest adapter: gated properties show up as skipped tests with the reason in their title.
+describeConformance(limited, { only: ["dispatch", "dp"] });
+describeConformance(
+  { ...limited, name: "away", unavailableReason: async () => "no device here" },
+  { only: "dispatch/rows" },
+);

@@ -1,0 +1,4 @@
+import { referenceBackend } from "@switchyard/core";
+import { describeConformance } from "../src/vitest.js";
+
+describeConformance(referenceBackend);
