@@ -1,1 +1,29 @@
-export {};
+export { cudaBackend, cudaCapabilities, cudaUnavailableReason } from "./backend.js";
+export {
+  type CombineRecvArgs,
+  type DeviceAddress,
+  type DeviceRef,
+  type DispatchSendArgs,
+  type EndpointOptions,
+  RankEndpoint,
+} from "./endpoint.js";
+export { type EnvStartOptions, type LaunchEnv, parseLaunchEnv, startFromEnv } from "./envStart.js";
+export { mapNativeError, NativeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
+export { visibleGpuCount } from "./gpus.js";
+export { type LaunchOptions, WorkerGroup } from "./launcher.js";
+export { loadNative } from "./native/loader.js";
+export type * from "./native/types.js";
+export { packParams } from "./params.js";
+export { drainPool } from "./pool.js";
+export { fetchUniqueId, serveUniqueId, type UniqueIdServer } from "./rendezvous.js";
+export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
+export { DeviceTensor } from "./tensor.js";
+
+import { cudaBackend } from "./backend.js";
+
+/** The conformance CLI's provider hook: `--backend @switchyard/cuda`. */
+export const backend = cudaBackend;
+export function create() {
+  return cudaBackend;
+}
+export default cudaBackend;

@@ -1,0 +1,121 @@
+/*
+ * switchyard_cuda.h: the C ABI of Switchyard's CUDA backend (expert-parallel dispatch / combine
+ * over NVSHMEM). One process per GPU; every rank of a world makes the same calls.
+ *
+ * Conventions
+ * - Every function returns an int status (SY_OK = 0). Nothing is thrown across this ABI and the
+ *   library never exits the process. After a failure, sy_last_error(handle) is a message naming
+ *   what failed and where (file:line); pass NULL for calls that made no handle.
+ * - Streams, graphs and events are CUDA objects passed as void* (cudaStream_t, cudaGraphExec_t, cudaEvent_t).
+ * - The four phases only enqueue work on the given stream; none synchronises the host, so a whole
+ *   step can be captured into a CUDA graph and replayed. sy_endpoint_check synchronises and
+ *   reports a receive stage's timeout (SY_ERR_TIMEOUT) or protocol error (SY_ERR_PROTOCOL).
+ * - Collective calls (all ranks, same order): sy_runtime_create, sy_runtime_destroy,
+ *   sy_endpoint_create, sy_endpoint_destroy, sy_barrier.
+ */
+#ifndef SWITCHYARD_CUDA_H_
+#define SWITCHYARD_CUDA_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SY_UNIQUE_ID_BYTES 128
+#define SY_PARAM_COUNT 34
+
+typedef enum sy_status {
+  SY_OK = 0,
+  SY_ERR_INVALID_ARGUMENT = 1, /* a null handle, a wrong size or count, a misaligned pointer */
+  SY_ERR_CUDA = 2,             /* a CUDA runtime call failed */
+  SY_ERR_NVSHMEM = 3,          /* NVSHMEM could not initialise or allocate */
+  SY_ERR_TIMEOUT = 4,          /* a receive stage waited past its timeout: see sy_error_info */
+  SY_ERR_PROTOCOL = 5,         /* a receive stage found a broken signal: see sy_error_info */
+  SY_ERR_UNSUPPORTED = 6,      /* the layout or config is not supported by this build */
+  SY_ERR_STATE = 7,            /* the object is in the wrong state (destroyed, not initialised) */
+  SY_ERR_INTERNAL = 8
+} sy_status;
+
+typedef struct sy_runtime sy_runtime;   /* one per process: NVSHMEM on one GPU */
+typedef struct sy_endpoint sy_endpoint; /* one rank's buffers for one config */
+
+/* What a receive kernel recorded. stage: 1 dispatch recv, 2 combine recv. code: 1 timeout,
+ * 2 count too large, 3 stale or foreign epoch, 4 rows announced != slots used. region: index in
+ * core's REGION_NAMES. peer: the rank waited for (0xffffffff when the error is not about one peer). */
+typedef struct sy_error_info {
+  uint32_t code, stage, peer, region, detail0, detail1;
+} sy_error_info;
+
+typedef struct sy_runtime_info {
+  int rank, ranks, device, node_ranks, sm_count;
+  int direct_peers; /* peers reachable with plain stores (nvshmem_ptr != NULL), self included */
+} sy_runtime_info;
+
+/* Library */
+const char* sy_version(void);
+/* The parameter names in the order the kernels index them, comma-separated (core's PARAM_NAMES). */
+const char* sy_param_names(void);
+/* The message of the last failure on `handle` (a sy_runtime* or sy_endpoint*), or of this thread when NULL. */
+const char* sy_last_error(const void* handle);
+
+/* Bootstrap: rank 0 makes the unique id (before any runtime exists), every rank passes it to create. */
+int sy_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
+int sy_runtime_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device,
+                      sy_runtime** out);
+int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out);
+int sy_runtime_destroy(sy_runtime* rt); /* nvshmem_finalize */
+int sy_barrier(sy_runtime* rt, void* stream); /* stream-ordered barrier over all ranks */
+
+/* Endpoint: params is core's layoutParams(layout) (SY_PARAM_COUNT values), symmetric_bytes is
+ * layout.symmetricBytes (the same on every rank). timeout_ns bounds every wait of a receive stage.
+ * The config may have fewer ranks than the runtime: config rank r is PE r, and PEs >= the config's
+ * ranks only join the collective create / destroy (their phases are refused with SY_ERR_STATE). */
+int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
+                       uint64_t timeout_ns, sy_endpoint** out);
+int sy_endpoint_destroy(sy_endpoint* ep);
+/* Device address and size of a layout region (index in REGION_NAMES) in this rank's heap. */
+int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* bytes);
+/* Device address of counts [localExperts, ranks] int32, written by dispatch recv. */
+int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts);
+
+/* The four phases (masked layout). Pointers are device addresses; num_tokens <= maxTokensPerRank.
+ * x [T, hidden] in the input dtype; scales [T, hidden/128] fp32 for fp8 input, else NULL;
+ * topk_idx [T, topK] int32; topk_weights [T, topK] fp32; expert_out [rows, hidden] bf16; y [T, hidden] bf16. */
+int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
+                     void* stream);
+int sy_dispatch_recv(sy_endpoint* ep, void* stream);
+int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream);
+int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
+                    void* stream);
+/* Synchronises `stream` and reports a recorded timeout / protocol error (filling *info when not NULL). */
+int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info);
+
+/* Device memory and CUDA helpers, so a binding needs no other CUDA library. */
+int sy_device_alloc(size_t bytes, void** ptr);
+int sy_device_free(void* ptr);
+int sy_memcpy_to_device(void* dst, const void* src, size_t bytes);
+int sy_memcpy_to_host(void* dst, const void* src, size_t bytes);
+int sy_memset_device(void* dst, int value, size_t bytes);
+int sy_stream_create(void** stream);
+int sy_stream_destroy(void* stream);
+int sy_stream_synchronize(void* stream);
+int sy_graph_begin_capture(void* stream);
+int sy_graph_end_capture(void* stream, void** graph_exec);
+int sy_graph_launch(void* graph_exec, void* stream);
+int sy_graph_destroy(void* graph_exec);
+int sy_event_create(void** event);
+int sy_event_destroy(void* event);
+/* external != 0 makes the record a node of a graph being captured on `stream`. */
+int sy_event_record(void* event, void* stream, int external);
+int sy_event_elapsed_ms(void* start, void* end, float* ms);
+/* Peer-copy bandwidth: every rank writes `bytes` into each peer's heap with 16-byte stores (all at once),
+ * `iters` times; *gbps is bytes written by this rank per second, in GB/s (1e9). */
+int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SWITCHYARD_CUDA_H_ */

@@ -1,0 +1,82 @@
+import {
+  type Backend,
+  BackendUnavailableError,
+  type Capabilities,
+  computeLayout,
+  DEFAULT_TIMEOUT_MS,
+  type EpConfig,
+  type Session,
+  type SessionOptions,
+  UnsupportedError,
+  validateConfig,
+} from "@switchyard/core";
+import { visibleGpuCount } from "./gpus.js";
+import { loadNative } from "./native/loader.js";
+import { acquireGroup } from "./pool.js";
+import { CudaSession } from "./session.js";
+
+/**
+ * What this backend runs: the masked layout, bf16 or fp8 in and out (bf16 -> fp8 quantised in
+ * dispatch send), DP groups, deterministic row order; one process per GPU, so at most as many
+ * ranks as visible GPUs.
+ */
+export function cudaCapabilities(gpus = visibleGpuCount()): Capabilities {
+  return Object.freeze({
+    layouts: ["masked"],
+    inputDtypes: ["bf16", "fp8-e4m3"],
+    dispatchDtypes: ["bf16", "fp8-e4m3"],
+    maxRanks: gpus,
+    maxHidden: 1 << 16,
+    maxTopK: 256,
+    hiddenMultiple: 1,
+    dpGroups: true,
+    deterministicRowOrder: true,
+  } as const);
+}
+
+/** Why the backend cannot run here, or null. Never throws. */
+export async function cudaUnavailableReason(): Promise<string | null> {
+  try {
+    const loaded = loadNative();
+    if (loaded.addon === null) return loaded.reason;
+    if (visibleGpuCount() === 0)
+      return "no NVIDIA GPU visible (CUDA_VISIBLE_DEVICES, /proc/driver/nvidia, nvidia-smi)";
+    return null;
+  } catch (e) {
+    return `cuda backend check failed: ${(e as Error).message}`;
+  }
+}
+
+/** The CUDA backend: one worker process per rank (GPU), kernels over NVSHMEM. */
+export const cudaBackend: Backend = {
+  name: "cuda",
+  get capabilities(): Capabilities {
+    return cudaCapabilities();
+  },
+  unavailableReason: cudaUnavailableReason,
+  async createSession(config: EpConfig, options: SessionOptions = {}): Promise<Session> {
+    validateConfig(config);
+    if (config.layout !== "masked") {
+      throw new UnsupportedError("cuda", `the ${config.layout} layout (only masked is implemented so far)`);
+    }
+    const reason = await cudaUnavailableReason();
+    if (reason !== null) throw new BackendUnavailableError("cuda", reason);
+    const gpus = visibleGpuCount();
+    if (config.ranks > gpus) {
+      throw new UnsupportedError(
+        "cuda",
+        `${config.ranks} ranks: one process per GPU and only ${gpus} GPUs are visible`,
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) throw new RangeError(`createSession: timeoutMs ${timeoutMs} must be > 0`);
+    const layout = computeLayout(config);
+    const group = await acquireGroup(config.ranks, layout.symmetricBytes);
+    try {
+      return await CudaSession.open(config, group, timeoutMs);
+    } catch (e) {
+      await group.close();
+      throw e;
+    }
+  },
+};

@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+/**
+ * GPU checks and the DeepSeek-like benchmark, for machines with the native addon and GPUs:
+ *   node dist/cli.js checks [--ranks N] [--json out.json]   graph replay checks, put path, timeouts
+ *   node dist/cli.js deepseek [--ranks 4] [--replays 200] [--json out.json]
+ * Prints a table last; exits 1 if any check failed.
+ */
+import { writeFileSync } from "node:fs";
+import { defineConfig, type EpConfig } from "@switchyard/core";
+import { cudaUnavailableReason } from "./backend.js";
+import { deepSeekConfig, median, runGraphCheck, runTimeoutChecks } from "./checks/run.js";
+import { drainPool } from "./pool.js";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+}
+
+function describe(c: EpConfig): string {
+  return `R${c.ranks} dp${c.dpSize} E${c.experts} K${c.topK} H${c.hidden} M${c.maxTokensPerRank} ${c.inputDtype}->${c.dispatchDtype}`;
+}
+
+async function checks(ranks: number): Promise<{ ok: boolean; report: unknown }> {
+  const configs: EpConfig[] = [
+    defineConfig({ ranks, experts: 4 * ranks, topK: 3, hidden: 256, maxTokensPerRank: 33 }),
+    defineConfig({ ranks, experts: 2 * ranks, topK: 2, hidden: 100, maxTokensPerRank: 17 }),
+    defineConfig({
+      ranks,
+      experts: 8 * ranks,
+      topK: 4,
+      hidden: 512,
+      maxTokensPerRank: 64,
+      dispatchDtype: "fp8-e4m3",
+    }),
+    defineConfig({
+      ranks,
+      experts: 2 * ranks,
+      topK: 2,
+      hidden: 384,
+      maxTokensPerRank: 40,
+      inputDtype: "fp8-e4m3",
+      dispatchDtype: "fp8-e4m3",
+    }),
+    defineConfig({ ranks, dpSize: 2, experts: 2 * ranks, topK: 3, hidden: 256, maxTokensPerRank: 24 }),
+  ];
+  const rows: string[] = [];
+  const report: unknown[] = [];
+  let ok = true;
+  const only = arg("only", "");
+  for (const [i, c] of configs.entries()) {
+    if (only !== "" && Number(only) !== i) continue;
+    for (const transport of i === 0 || i === 2 ? (["direct", "put"] as const) : (["direct"] as const)) {
+      const r = await runGraphCheck(c, { seed: 100 + i, transport, warmup: 1, replays: 4, checkEvery: true });
+      ok &&= r.ok;
+      report.push(r);
+      rows.push(
+        `${r.ok ? "PASS" : "FAIL"} graph ${transport.padEnd(6)} ${describe(c)} (${r.results[0]?.replaysChecked ?? 0} replays checked per rank, ${r.wallMs} ms)${r.ok ? "" : `: ${r.errors.slice(0, 3).join(" | ")}`}`,
+      );
+    }
+  }
+  const t = only === "" ? await runTimeoutChecks(500) : [];
+  for (const c of t) {
+    ok &&= c.ok;
+    rows.push(
+      `${c.ok ? "PASS" : "FAIL"} timeout: ${c.case}: ${c.detail.slice(0, 160)} after ${c.elapsedMs} ms`,
+    );
+  }
+  report.push({ timeouts: t });
+  await drainPool();
+  console.log(rows.join("\n"));
+  return { ok, report };
+}
+
+async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; report: unknown }> {
+  const config = deepSeekConfig(ranks);
+  const r = await runGraphCheck(config, {
+    seed: 7,
+    warmup: 20,
+    replays,
+    checkEvery: false,
+    peerWrite: { bytes: 256 * 2 ** 20, iters: 10 },
+  });
+  const dMed = r.results.map((x) => median(x.dispatchMs));
+  const cMed = r.results.map((x) => median(x.combineMs));
+  const lines = [
+    `DeepSeek-like step: ${describe(config)}, ${replays} graph replays after 20 warm-up, CUDA events`,
+  ];
+  lines.push(
+    "rank | dispatch median us | combine median us | remote dispatch MB | remote combine MB | peer-write GB/s",
+  );
+  r.results.forEach((x, i) => {
+    lines.push(
+      `${i} | ${(dMed[i] * 1000).toFixed(1)} | ${(cMed[i] * 1000).toFixed(1)} | ${(x.remoteDispatchBytes / 1e6).toFixed(2)} | ${(x.remoteCombineBytes / 1e6).toFixed(2)} | ${r.peerWriteGBps?.[i]?.toFixed(1)}`,
+    );
+  });
+  const bw = Math.min(...(r.peerWriteGBps ?? [Number.NaN]));
+  const dBytes = Math.max(...r.results.map((x) => x.remoteDispatchBytes));
+  const cBytes = Math.max(...r.results.map((x) => x.remoteCombineBytes));
+  const dMax = Math.max(...dMed);
+  const cMax = Math.max(...cMed);
+  lines.push(
+    `slowest rank: dispatch ${(dMax * 1000).toFixed(1)} us (bandwidth floor ${((dBytes / (bw * 1e9)) * 1e6).toFixed(1)} us at ${bw.toFixed(0)} GB/s), ` +
+      `combine ${(cMax * 1000).toFixed(1)} us (floor ${((cBytes / (bw * 1e9)) * 1e6).toFixed(1)} us)`,
+  );
+  lines.push(
+    `${r.ok ? "PASS" : "FAIL"} DeepSeek step checked against core's reference (eager + last replay)${r.ok ? "" : `: ${r.errors.slice(0, 3).join(" | ")}`}`,
+  );
+  console.log(lines.join("\n"));
+  return {
+    ok: r.ok,
+    report: {
+      ...r,
+      summary: {
+        dispatchMedianUs: dMed.map((v) => v * 1000),
+        combineMedianUs: cMed.map((v) => v * 1000),
+        peerWriteGBps: r.peerWriteGBps,
+      },
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const cmd = process.argv[2] ?? "checks";
+  const reason = await cudaUnavailableReason();
+  if (reason !== null) {
+    console.error(`cuda backend unavailable: ${reason}`);
+    process.exit(2);
+  }
+  const ranks = Number(arg("ranks", cmd === "deepseek" ? "4" : "2"));
+  const out = cmd === "deepseek" ? await deepseek(ranks, Number(arg("replays", "200"))) : await checks(ranks);
+  const json = arg("json", "");
+  if (json) writeFileSync(json, JSON.stringify(out.report, null, 1));
+  process.exit(out.ok ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,269 @@
+import {
+  computeLayout,
+  DEFAULT_TIMEOUT_MS,
+  DestroyedError,
+  type DispatchResult,
+  dtypeBytes,
+  type EpConfig,
+  InputError,
+  type Layout,
+  localExperts,
+  REGION_NAMES,
+  type RegionName,
+  scalesPerRow,
+  UnsupportedError,
+  validateConfig,
+} from "@switchyard/core";
+import { mapNativeError } from "./errors.js";
+import type { NativeAddon, NativeEndpoint } from "./native/types.js";
+import { packParams } from "./params.js";
+import type { CudaRuntime } from "./runtime.js";
+
+/** A device address with its size in bytes where known (a DeviceTensor, a region, or a raw pointer). */
+export interface DeviceRef {
+  readonly ptr: bigint;
+  /** Size in bytes; NaN where unknown (external pointers). */
+  readonly bytes: number;
+}
+
+/** A raw device address (bigint) or something that has one. */
+export type DeviceAddress = bigint | DeviceRef;
+
+export interface DispatchSendArgs {
+  /** [T, hidden] in the input dtype. */
+  x: DeviceAddress;
+  /** [T, hidden / 128] fp32, fp8 input only. */
+  scales?: DeviceAddress;
+  /** [T, topK] int32. */
+  topkIdx: DeviceAddress;
+  numTokens: number;
+}
+
+export interface CombineRecvArgs {
+  /** [T, topK] int32, as passed to dispatchSend. */
+  topkIdx: DeviceAddress;
+  /** [T, topK] fp32. */
+  topkWeights: DeviceAddress;
+  numTokens: number;
+  /** [T, hidden] bf16 output. */
+  y: DeviceAddress;
+}
+
+export interface EndpointOptions {
+  /** Every receive wait fails with TimeoutError after this long (default 10 s). */
+  timeoutMs?: number;
+}
+
+function ref(a: DeviceAddress): DeviceRef {
+  return typeof a === "bigint" ? { ptr: a, bytes: Number.NaN } : a;
+}
+
+/**
+ * One rank's endpoint for one config: the symmetric heap laid out by core's layout, and the four
+ * phases on a CUDA stream. Phases only enqueue work (no host synchronisation, so a step can be
+ * captured in a CUDA graph); `synchronize` waits and turns a receive stage's failure into
+ * TimeoutError / ProtocolError. Creating and destroying are collective over the world.
+ */
+export class RankEndpoint {
+  readonly layout: Layout;
+  readonly rank: number;
+  readonly timeoutMs: number;
+  /** This runtime rank is past the config's ranks: it only joins the collective create / destroy. */
+  readonly bystander: boolean;
+  private destroyed = false;
+
+  private constructor(
+    readonly config: Readonly<EpConfig>,
+    readonly native: NativeEndpoint,
+    readonly addon: NativeAddon,
+    rank: number,
+    timeoutMs: number,
+  ) {
+    this.layout = computeLayout(config);
+    this.rank = rank;
+    this.timeoutMs = timeoutMs;
+    this.bystander = rank >= config.ranks;
+  }
+
+  /**
+   * Collective: every rank of the runtime creates its endpoint for the same config. The config may
+   * have fewer ranks than the runtime: config rank r is runtime rank r, and runtime ranks past the
+   * config's are bystanders (`bystander`), which join creation and destruction only.
+   */
+  static create(
+    runtime: CudaRuntime,
+    config: Readonly<EpConfig>,
+    options: EndpointOptions = {},
+  ): RankEndpoint {
+    validateConfig(config);
+    if (config.layout !== "masked") {
+      throw new UnsupportedError("cuda", `the ${config.layout} layout (only masked is implemented)`);
+    }
+    if (config.ranks !== runtime.ranks) {
+      throw new InputError(
+        runtime.rank,
+        "config.ranks",
+        `${config.ranks}, but the runtime has ${runtime.ranks} ranks`,
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) throw new RangeError(`RankEndpoint.create: timeoutMs ${timeoutMs} must be > 0`);
+    const layout = computeLayout(config);
+    try {
+      const native = new runtime.addon.Endpoint(
+        runtime.native,
+        packParams(layout),
+        BigInt(layout.symmetricBytes),
+        BigInt(Math.round(timeoutMs * 1e6)),
+      );
+      return new RankEndpoint(config, native, runtime.addon, runtime.rank, timeoutMs);
+    } catch (e) {
+      throw mapNativeError(e, runtime.rank, timeoutMs);
+    }
+  }
+
+  /** For tests and other transports: wraps an existing native endpoint. */
+  static wrap(
+    config: Readonly<EpConfig>,
+    native: NativeEndpoint,
+    addon: NativeAddon,
+    rank: number,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+  ): RankEndpoint {
+    return new RankEndpoint(config, native, addon, rank, timeoutMs);
+  }
+
+  private live(): void {
+    if (this.destroyed) throw new DestroyedError(`cuda endpoint (rank ${this.rank})`);
+  }
+
+  private call<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      throw mapNativeError(e, this.rank, this.timeoutMs);
+    }
+  }
+
+  private tokens(n: number, what: string): void {
+    if (!Number.isInteger(n) || n < 0 || n > this.config.maxTokensPerRank) {
+      throw new InputError(
+        this.rank,
+        what,
+        `numTokens ${n} is outside [0, maxTokensPerRank = ${this.config.maxTokensPerRank}]`,
+      );
+    }
+  }
+
+  private sized(a: DeviceAddress | undefined, name: string, bytes: number, required: boolean): bigint {
+    if (a === undefined || a === null) {
+      if (required) throw new InputError(this.rank, name, "is missing");
+      return 0n;
+    }
+    const r = ref(a);
+    if (typeof r.ptr !== "bigint") throw new InputError(this.rank, name, "must be a bigint device address");
+    if (required && r.ptr === 0n) throw new InputError(this.rank, name, "is a null device address");
+    if (r.bytes < bytes) throw new InputError(this.rank, name, `holds ${r.bytes} bytes, needs ${bytes}`);
+    return r.ptr;
+  }
+
+  /** Device address and size of a layout region in this rank's heap. */
+  region(name: RegionName): DeviceRef {
+    this.live();
+    const r = this.call(() => this.native.region(REGION_NAMES.indexOf(name)));
+    return { ptr: r.ptr, bytes: r.bytes };
+  }
+
+  /** Sends this rank's tokens: enqueued on `stream`, never waits for other ranks. */
+  dispatchSend(args: DispatchSendArgs, stream = 0n): void {
+    this.live();
+    const c = this.config;
+    const T = args.numTokens;
+    this.tokens(T, "dispatchSend");
+    const need = T > 0;
+    const x = this.sized(args.x, "x", T * c.hidden * dtypeBytes(c.inputDtype), need);
+    const S = scalesPerRow(c, c.inputDtype);
+    if (S === 0 && args.scales !== undefined) {
+      throw new InputError(this.rank, "scales", "given, but inputDtype is bf16");
+    }
+    const scales = this.sized(args.scales, "scales", T * S * 4, need && S > 0);
+    const idx = this.sized(args.topkIdx, "topkIdx", T * c.topK * 4, need);
+    this.call(() => this.native.dispatchSend(x, scales, idx, T, stream));
+  }
+
+  /** Waits (on the device) for every source; counts land in device memory. Enqueued on `stream`. */
+  dispatchRecv(stream = 0n): void {
+    this.live();
+    this.call(() => this.native.dispatchRecv(stream));
+  }
+
+  /** Sends expert outputs [rows, hidden] bf16 back home. Enqueued on `stream`. */
+  combineSend(expertOut: DeviceAddress, stream = 0n): void {
+    this.live();
+    const out = this.sized(expertOut, "expertOut", this.layout.rows * this.config.hidden * 2, true);
+    this.call(() => this.native.combineSend(out, stream));
+  }
+
+  /** Waits for every expert rank and writes y [T, hidden] bf16. Enqueued on `stream`. */
+  combineRecv(args: CombineRecvArgs, stream = 0n): void {
+    this.live();
+    const c = this.config;
+    const T = args.numTokens;
+    this.tokens(T, "combineRecv");
+    const need = T > 0;
+    const idx = this.sized(args.topkIdx, "topkIdx", T * c.topK * 4, need);
+    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need);
+    const y = this.sized(args.y, "y", T * c.hidden * 2, need);
+    this.call(() => this.native.combineRecv(idx, w, T, y, stream));
+  }
+
+  /** Waits for `stream`; rejects with TimeoutError / ProtocolError if a receive stage failed. */
+  async synchronize(stream = 0n): Promise<void> {
+    this.live();
+    try {
+      await this.native.check(stream);
+    } catch (e) {
+      throw mapNativeError(e, this.rank, this.timeoutMs);
+    }
+  }
+
+  /** Host copy of what the last dispatchRecv delivered (synchronizes `stream` first). */
+  async readDispatch(stream = 0n): Promise<DispatchResult> {
+    await this.synchronize(stream);
+    const c = this.config;
+    const R = c.ranks;
+    const L = localExperts(c);
+    const M = c.maxTokensPerRank;
+    const xr = this.region("dispatchX");
+    const x = c.dispatchDtype === "bf16" ? new Uint16Array(xr.bytes / 2) : new Uint8Array(xr.bytes);
+    this.addon.copyToHost(x, xr.ptr);
+    let scales: Float32Array | null = null;
+    if (scalesPerRow(c, c.dispatchDtype) > 0) {
+      const sr = this.region("dispatchScales");
+      scales = new Float32Array(sr.bytes / 4);
+      this.addon.copyToHost(scales, sr.ptr);
+    }
+    const mr = this.region("dispatchMeta");
+    const meta = new Int32Array(mr.bytes / 4);
+    this.addon.copyToHost(meta, mr.ptr);
+    const sourceCounts = new Int32Array(L * R);
+    this.addon.copyToHost(
+      sourceCounts,
+      this.call(() => this.native.counts()),
+    );
+    const expertCounts = new Int32Array(L);
+    const expertOffsets = new Int32Array(L);
+    for (let e = 0; e < L; e++) {
+      expertOffsets[e] = e * R * M;
+      for (let s = 0; s < R; s++) expertCounts[e] += sourceCounts[e * R + s];
+    }
+    return { x, scales, meta, expertOffsets, expertCounts, sourceCounts };
+  }
+
+  /** Frees the heap (collective). Later calls throw DestroyedError. */
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.call(() => this.native.destroy());
+  }
+}

@@ -1,0 +1,139 @@
+import {
+  BackendUnavailableError,
+  ConfigError,
+  DestroyedError,
+  InputError,
+  PhaseError,
+  ProtocolError,
+  REGION_NAMES,
+  SwitchyardError,
+  TimeoutError,
+  UnsupportedError,
+} from "@switchyard/core";
+import type { NativeErrorInfo } from "./native/types.js";
+
+/** A CUDA, NVSHMEM or internal failure in the native core; `code` is the C ABI status name. */
+export class NativeError extends SwitchyardError {
+  override name = "NativeError";
+  constructor(
+    readonly rank: number,
+    readonly code: string,
+    detail: string,
+  ) {
+    super(`rank ${rank}: ${code}: ${detail}`);
+  }
+}
+
+/** A worker process (one rank) exited; the session it served is failed. */
+export class WorkerExitError extends SwitchyardError {
+  override name = "WorkerExitError";
+  constructor(
+    readonly rank: number,
+    readonly exitCode: number | null,
+    readonly signal: string | null,
+    detail = "",
+  ) {
+    super(
+      `rank ${rank}: worker process exited (${signal ? `signal ${signal}` : `exit code ${exitCode}`})` +
+        `${detail ? `: ${detail}` : ""}; the session is failed, destroy it and create a new one`,
+    );
+  }
+}
+
+/** A worker did not answer a request in time (the process is alive but stuck). */
+export class WorkerTimeoutError extends SwitchyardError {
+  override name = "WorkerTimeoutError";
+  constructor(
+    readonly rank: number,
+    readonly op: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`rank ${rank}: worker did not answer ${op} within ${timeoutMs} ms; the session is failed`);
+  }
+}
+
+export const STAGE_NAMES: Record<number, string> = { 1: "dispatch recv", 2: "combine recv" };
+
+/** What the addon throws: an Error with the C ABI status name and, for receive stages, `info`. */
+export interface NativeThrown {
+  message: string;
+  code?: string;
+  info?: NativeErrorInfo;
+}
+
+/**
+ * Maps an error thrown by the addon onto core's named errors:
+ * SY_ERR_TIMEOUT -> TimeoutError(rank, peer, stage, timeoutMs); SY_ERR_PROTOCOL -> ProtocolError;
+ * SY_ERR_INVALID_ARGUMENT -> InputError; SY_ERR_UNSUPPORTED -> UnsupportedError;
+ * "destroyed" states -> DestroyedError; anything else -> NativeError.
+ */
+export function mapNativeError(e: unknown, rank: number, timeoutMs: number): Error {
+  if (e instanceof SwitchyardError) return e;
+  const t = (e ?? {}) as NativeThrown;
+  const message = String(t.message ?? e);
+  const code = t.code ?? "SY_ERR_INTERNAL";
+  const info = t.info;
+  switch (code) {
+    case "SY_ERR_TIMEOUT":
+      return new TimeoutError(rank, info?.peer ?? -1, STAGE_NAMES[info?.stage ?? 0] ?? "receive", timeoutMs);
+    case "SY_ERR_PROTOCOL": {
+      const region = info ? (REGION_NAMES[info.region] ?? "?") : "?";
+      const detail = message.replace(/^rank \d+, [^,]+, region [^:]+: /, "");
+      const peer = info && info.peer !== 0xffffffff ? info.peer : undefined;
+      return new ProtocolError(rank, STAGE_NAMES[info?.stage ?? 0] ?? "receive", region, detail, peer);
+    }
+    case "SY_ERR_INVALID_ARGUMENT":
+      return new InputError(rank, "argument", message);
+    case "SY_ERR_UNSUPPORTED":
+      return new UnsupportedError("cuda", message);
+    case "SY_ERR_STATE":
+      if (/destroyed|freed/.test(message)) return new DestroyedError(`cuda endpoint (rank ${rank})`);
+      return new NativeError(rank, code, message);
+    default:
+      return new NativeError(rank, code, message);
+  }
+}
+
+/** An error as it crosses the worker IPC channel. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack?: string;
+  fields: Record<string, unknown>;
+}
+
+const CLASSES: Record<string, new (...args: never[]) => Error> = {
+  SwitchyardError,
+  ConfigError,
+  InputError,
+  PhaseError,
+  ProtocolError,
+  TimeoutError,
+  DestroyedError,
+  BackendUnavailableError,
+  UnsupportedError,
+  NativeError,
+  WorkerExitError,
+  WorkerTimeoutError,
+};
+
+export function serializeError(e: unknown): SerializedError {
+  if (e instanceof Error) {
+    const fields: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(e)) {
+      if (k !== "name" && k !== "message" && k !== "stack") fields[k] = v;
+    }
+    return { name: e.name, message: e.message, stack: e.stack, fields };
+  }
+  return { name: "Error", message: String(e), fields: {} };
+}
+
+/** Rebuilds an error of the same class (instanceof works), message and fields. */
+export function deserializeError(s: SerializedError): Error {
+  const Cls = CLASSES[s.name] ?? Error;
+  const e = Reflect.construct(Error, [s.message], Cls) as Error & Record<string, unknown>;
+  Object.defineProperty(e, "name", { value: s.name, writable: true, enumerable: true, configurable: true });
+  Object.assign(e, s.fields);
+  if (s.stack) e.stack = s.stack;
+  return e;
+}

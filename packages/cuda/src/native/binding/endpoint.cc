@@ -1,0 +1,152 @@
+// class Endpoint: one rank's buffers for one config and the four phases.
+//   new Endpoint(runtime, params: BigUint64Array, symmetricBytes: bigint, timeoutNs: bigint)  (collective)
+// Phases take device addresses as bigint and a stream (0n = default) and only enqueue work;
+// check(stream) synchronises off the JavaScript thread and resolves, or rejects with the
+// receive stage's timeout / protocol error.
+#include "endpoint.h"
+
+#include "runtime.h"
+#include "status.h"
+
+namespace sy_node {
+
+namespace {
+
+class CheckWorker : public Napi::AsyncWorker {
+ public:
+  CheckWorker(Napi::Env env, sy_endpoint* ep, void* stream)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), ep_(ep), stream_(stream) {}
+  Napi::Promise Promise() { return deferred_.Promise(); }
+  void Execute() override {
+    status_ = sy_endpoint_check(ep_, stream_, &info_);
+    if (status_ != SY_OK) message_ = sy_last_error(ep_);
+  }
+  void OnOK() override {
+    if (status_ == SY_OK) {
+      deferred_.Resolve(Env().Undefined());
+    } else {
+      deferred_.Reject(makeError(Env(), status_, message_, &info_).Value());
+    }
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  sy_endpoint* ep_;
+  void* stream_;
+  int status_ = SY_OK;
+  sy_error_info info_{};
+  std::string message_;
+};
+
+}  // namespace
+
+Napi::Object Endpoint::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function f =
+      DefineClass(env, "Endpoint",
+                  {InstanceMethod("region", &Endpoint::Region), InstanceMethod("counts", &Endpoint::Counts),
+                   InstanceMethod("dispatchSend", &Endpoint::DispatchSend),
+                   InstanceMethod("dispatchRecv", &Endpoint::DispatchRecv),
+                   InstanceMethod("combineSend", &Endpoint::CombineSend),
+                   InstanceMethod("combineRecv", &Endpoint::CombineRecv), InstanceMethod("check", &Endpoint::Check),
+                   InstanceMethod("destroy", &Endpoint::Destroy)});
+  exports.Set("Endpoint", f);
+  return exports;
+}
+
+Endpoint::Endpoint(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Endpoint>(info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 4 || !info[0].IsObject() || !info[1].IsTypedArray()) {
+    throw Napi::TypeError::New(env, "new Endpoint(runtime, params: BigUint64Array, symmetricBytes, timeoutNs)");
+  }
+  Runtime* rt = Napi::ObjectWrap<Runtime>::Unwrap(info[0].As<Napi::Object>());
+  Napi::TypedArray arr = info[1].As<Napi::TypedArray>();
+  if (arr.TypedArrayType() != napi_biguint64_array) {
+    throw Napi::TypeError::New(env, "Endpoint: params must be a BigUint64Array (core's layoutParams)");
+  }
+  Napi::BigUint64Array params = info[1].As<Napi::BigUint64Array>();
+  const uint64_t symmetricBytes = toU64(info[2], "symmetricBytes");
+  const uint64_t timeoutNs = toU64(info[3], "timeoutNs");
+  sy_runtime* r = rt->Get(env);
+  check(env, sy_endpoint_create(r, params.Data(), params.ElementLength(), symmetricBytes, timeoutNs, &ep_), r);
+  runtime_ = Napi::Persistent(info[0].As<Napi::Object>());
+}
+
+Endpoint::~Endpoint() {
+  // Freeing the symmetric heap is collective: only destroy() does it, never the garbage collector.
+}
+
+sy_endpoint* Endpoint::Get(Napi::Env env) const {
+  if (ep_ == nullptr) throw makeError(env, SY_ERR_STATE, "Endpoint was destroyed", nullptr);
+  return ep_;
+}
+
+Napi::Value Endpoint::Region(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  void* ptr = nullptr;
+  uint64_t bytes = 0;
+  check(env, sy_endpoint_region(Get(env), info[0].As<Napi::Number>().Int32Value(), &ptr, &bytes), ep_);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("ptr", fromPtr(env, ptr));
+  o.Set("bytes", Napi::Number::New(env, static_cast<double>(bytes)));
+  return o;
+}
+
+Napi::Value Endpoint::Counts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int32_t* counts = nullptr;
+  check(env, sy_endpoint_counts(Get(env), &counts), ep_);
+  return fromPtr(env, counts);
+}
+
+Napi::Value Endpoint::DispatchSend(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env,
+        sy_dispatch_send(Get(env), toPtr<const void>(info[0], "x"), toPtr<const float>(info[1], "scales"),
+                         toPtr<const int32_t>(info[2], "topkIdx"), info[3].As<Napi::Number>().Int32Value(),
+                         toPtr<void>(info[4], "stream")),
+        ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::DispatchRecv(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env, sy_dispatch_recv(Get(env), toPtr<void>(info[0], "stream")), ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::CombineSend(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env, sy_combine_send(Get(env), toPtr<const void>(info[0], "expertOut"), toPtr<void>(info[1], "stream")), ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::CombineRecv(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env,
+        sy_combine_recv(Get(env), toPtr<const int32_t>(info[0], "topkIdx"), toPtr<const float>(info[1], "topkWeights"),
+                        info[2].As<Napi::Number>().Int32Value(), toPtr<void>(info[3], "y"),
+                        toPtr<void>(info[4], "stream")),
+        ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::Check(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto* worker = new CheckWorker(env, Get(env), toPtr<void>(info[0], "stream"));
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Value Endpoint::Destroy(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (ep_ != nullptr) {
+    sy_endpoint* ep = ep_;
+    ep_ = nullptr;
+    const int rc = sy_endpoint_destroy(ep);
+    if (rc != SY_OK) throw makeError(env, rc, sy_last_error(nullptr), nullptr);
+  }
+  return env.Undefined();
+}
+
+}  // namespace sy_node

@@ -1,0 +1,87 @@
+// class Runtime: one process's NVSHMEM runtime. new Runtime(uniqueId, rank, ranks, device) is
+// collective (every rank at once); destroy() finalises NVSHMEM (collective too).
+#include "runtime.h"
+
+#include "status.h"
+
+namespace sy_node {
+
+Napi::FunctionReference Runtime::constructor;
+
+Napi::Object Runtime::Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function f = DefineClass(env, "Runtime",
+                                 {InstanceMethod("info", &Runtime::Info), InstanceMethod("barrier", &Runtime::Barrier),
+                                  InstanceMethod("benchPeerWrite", &Runtime::BenchPeerWrite),
+                                  InstanceMethod("destroy", &Runtime::Destroy)});
+  constructor = Napi::Persistent(f);
+  constructor.SuppressDestruct();
+  exports.Set("Runtime", f);
+  return exports;
+}
+
+Runtime::Runtime(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Runtime>(info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 4 || !info[0].IsTypedArray()) {
+    throw Napi::TypeError::New(env, "new Runtime(uniqueId: Uint8Array, rank, ranks, device)");
+  }
+  Napi::Uint8Array id = info[0].As<Napi::Uint8Array>();
+  if (id.ByteLength() != SY_UNIQUE_ID_BYTES) {
+    throw Napi::RangeError::New(env, "Runtime: uniqueId must be " + std::to_string(SY_UNIQUE_ID_BYTES) + " bytes");
+  }
+  check(env,
+        sy_runtime_create(id.Data(), info[1].As<Napi::Number>().Int32Value(), info[2].As<Napi::Number>().Int32Value(),
+                          info[3].As<Napi::Number>().Int32Value(), &rt_),
+        nullptr);
+}
+
+Runtime::~Runtime() {
+  // Finalising NVSHMEM is collective: only destroy() does it, never the garbage collector.
+}
+
+sy_runtime* Runtime::Get(Napi::Env env) const {
+  if (rt_ == nullptr) throw Napi::Error::New(env, "Runtime was destroyed");
+  return rt_;
+}
+
+Napi::Value Runtime::Info(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  sy_runtime_info ri{};
+  check(env, sy_runtime_info_get(Get(env), &ri), rt_);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("rank", ri.rank);
+  o.Set("ranks", ri.ranks);
+  o.Set("device", ri.device);
+  o.Set("nodeRanks", ri.node_ranks);
+  o.Set("smCount", ri.sm_count);
+  o.Set("directPeers", ri.direct_peers);
+  return o;
+}
+
+Napi::Value Runtime::Barrier(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env, sy_barrier(Get(env), toPtr<void>(info[0], "stream")), rt_);
+  return env.Undefined();
+}
+
+Napi::Value Runtime::BenchPeerWrite(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  double gbps = 0;
+  check(env,
+        sy_bench_peer_write(Get(env), static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()),
+                            info[1].As<Napi::Number>().Int32Value(), &gbps),
+        rt_);
+  return Napi::Number::New(env, gbps);
+}
+
+Napi::Value Runtime::Destroy(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (rt_ != nullptr) {
+    sy_runtime* rt = rt_;
+    rt_ = nullptr;
+    const int rc = sy_runtime_destroy(rt);
+    if (rc != SY_OK) throw makeError(env, rc, sy_last_error(rt), nullptr);
+  }
+  return env.Undefined();
+}
+
+}  // namespace sy_node

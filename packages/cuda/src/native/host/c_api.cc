@@ -1,0 +1,289 @@
+// The C ABI (include/switchyard_cuda.h): every entry point runs its body inside `guard`, which
+// turns any exception into a status code and a message for sy_last_error. Nothing escapes.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+
+#include "../kernels/params.cuh"
+#include "endpoint.h"
+#include "error.h"
+#include "runtime.h"
+#include "switchyard_cuda.h"
+
+namespace {
+
+thread_local std::string tlsLastError;
+
+std::string* errorSlot(const void* handle) {
+  if (handle != nullptr) {
+    const uint32_t magic = *static_cast<const uint32_t*>(handle);
+    if (magic == 0x53595254) return &const_cast<sy_runtime*>(static_cast<const sy_runtime*>(handle))->lastError;
+    if (magic == 0x53594550) return &const_cast<sy_endpoint*>(static_cast<const sy_endpoint*>(handle))->lastError;
+  }
+  return &tlsLastError;
+}
+
+template <typename F>
+int guard(const void* handle, F&& body) {
+  try {
+    body();
+    return SY_OK;
+  } catch (const sy::Error& e) {
+    *errorSlot(handle) = e.what();
+    tlsLastError = e.what();
+    return e.status();
+  } catch (const std::exception& e) {
+    *errorSlot(handle) = std::string("internal error: ") + e.what();
+    tlsLastError = *errorSlot(handle);
+    return SY_ERR_INTERNAL;
+  } catch (...) {
+    *errorSlot(handle) = "internal error: unknown exception";
+    tlsLastError = *errorSlot(handle);
+    return SY_ERR_INTERNAL;
+  }
+}
+
+cudaStream_t asStream(void* s) { return static_cast<cudaStream_t>(s); }
+
+#define SY_HANDLE(h, what) SY_REQUIRE((h) != nullptr, what " is NULL")
+
+}  // namespace
+
+extern "C" {
+
+const char* sy_version(void) { return "switchyard-cuda 0.1.0 (masked layout)"; }
+
+const char* sy_param_names(void) { return sy::kParamNames; }
+
+const char* sy_last_error(const void* handle) { return errorSlot(handle)->c_str(); }
+
+int sy_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]) {
+  return guard(nullptr, [&] { sy::getUniqueId(out); });
+}
+
+int sy_runtime_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device,
+                      sy_runtime** out) {
+  return guard(nullptr, [&] {
+    SY_REQUIRE(out != nullptr, "sy_runtime_create: out is NULL");
+    *out = sy::createRuntime(unique_id, rank, ranks, device);
+  });
+}
+
+int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out) {
+  return guard(rt, [&] {
+    SY_HANDLE(rt, "sy_runtime_info_get: rt");
+    SY_HANDLE(out, "sy_runtime_info_get: out");
+    *out = sy_runtime_info{rt->rank, rt->ranks, rt->device, rt->nodeRanks, rt->smCount, rt->directPeers};
+  });
+}
+
+int sy_runtime_destroy(sy_runtime* rt) {
+  if (rt == nullptr) return SY_OK;
+  const int rc = guard(rt, [&] { sy::destroyRuntime(rt); });
+  if (rc == SY_OK) delete rt;
+  return rc;
+}
+
+int sy_barrier(sy_runtime* rt, void* stream) {
+  return guard(rt, [&] {
+    SY_HANDLE(rt, "sy_barrier: rt");
+    sy::barrier(rt, asStream(stream));
+  });
+}
+
+int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
+                       uint64_t timeout_ns, sy_endpoint** out) {
+  return guard(rt, [&] {
+    SY_HANDLE(rt, "sy_endpoint_create: rt");
+    SY_HANDLE(out, "sy_endpoint_create: out");
+    *out = sy::createEndpoint(rt, params, count, symmetric_bytes, timeout_ns);
+  });
+}
+
+int sy_endpoint_destroy(sy_endpoint* ep) {
+  if (ep == nullptr) return SY_OK;
+  const int rc = guard(nullptr, [&] { sy::destroyEndpoint(ep); });
+  delete ep;
+  return rc;
+}
+
+int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* bytes) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_endpoint_region: ep");
+    SY_REQUIRE(region >= 0 && region < sy::R_REGION_COUNT, "sy_endpoint_region: region " << region << " unknown");
+    SY_REQUIRE(ep->alive, "sy_endpoint_region: the endpoint was destroyed");
+    const uint64_t n = ep->ctx.p.bytes(region);
+    const bool symmetric = region <= sy::R_COMBINE_X;
+    if (ptr) *ptr = (n > 0 && symmetric) ? ep->ctx.heap + ep->ctx.p.offset(region) : nullptr;
+    if (bytes) *bytes = symmetric ? n : 0;
+  });
+}
+
+int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_endpoint_counts: ep");
+    SY_HANDLE(counts, "sy_endpoint_counts: counts");
+    *counts = ep->ctx.counts;
+  });
+}
+
+int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
+                     void* stream) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_dispatch_send: ep");
+    sy::dispatchSend(ep, x, scales, topk_idx, num_tokens, asStream(stream));
+  });
+}
+
+int sy_dispatch_recv(sy_endpoint* ep, void* stream) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_dispatch_recv: ep");
+    sy::dispatchRecv(ep, asStream(stream));
+  });
+}
+
+int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_combine_send: ep");
+    sy::combineSend(ep, expert_out, asStream(stream));
+  });
+}
+
+int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
+                    void* stream) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_combine_recv: ep");
+    sy::combineRecv(ep, topk_idx, topk_weights, num_tokens, y, asStream(stream));
+  });
+}
+
+int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_endpoint_check: ep");
+    sy::check(ep, asStream(stream), info);
+  });
+}
+
+int sy_device_alloc(size_t bytes, void** ptr) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(ptr, "sy_device_alloc: ptr");
+    *ptr = nullptr;
+    if (bytes > 0) SY_CHECK_CUDA(cudaMalloc(ptr, bytes));
+  });
+}
+
+int sy_device_free(void* ptr) {
+  return guard(nullptr, [&] { SY_CHECK_CUDA(cudaFree(ptr)); });
+}
+
+int sy_memcpy_to_device(void* dst, const void* src, size_t bytes) {
+  return guard(nullptr, [&] {
+    if (bytes) SY_CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  });
+}
+
+int sy_memcpy_to_host(void* dst, const void* src, size_t bytes) {
+  return guard(nullptr, [&] {
+    if (bytes) SY_CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  });
+}
+
+int sy_memset_device(void* dst, int value, size_t bytes) {
+  return guard(nullptr, [&] {
+    if (bytes) SY_CHECK_CUDA(cudaMemset(dst, value, bytes));
+  });
+}
+
+int sy_stream_create(void** stream) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(stream, "sy_stream_create: stream");
+    cudaStream_t s = nullptr;
+    SY_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    *stream = s;
+  });
+}
+
+int sy_stream_destroy(void* stream) {
+  return guard(nullptr, [&] {
+    if (stream) SY_CHECK_CUDA(cudaStreamDestroy(asStream(stream)));
+  });
+}
+
+int sy_stream_synchronize(void* stream) {
+  return guard(nullptr, [&] { SY_CHECK_CUDA(cudaStreamSynchronize(asStream(stream))); });
+}
+
+int sy_graph_begin_capture(void* stream) {
+  return guard(nullptr, [&] {
+    SY_REQUIRE(stream != nullptr, "sy_graph_begin_capture: capture needs a created stream, not the default one");
+    SY_CHECK_CUDA(cudaStreamBeginCapture(asStream(stream), cudaStreamCaptureModeThreadLocal));
+  });
+}
+
+int sy_graph_end_capture(void* stream, void** graph_exec) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(graph_exec, "sy_graph_end_capture: graph_exec");
+    cudaGraph_t graph = nullptr;
+    SY_CHECK_CUDA(cudaStreamEndCapture(asStream(stream), &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t rc = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    SY_CHECK_CUDA(rc);
+    *graph_exec = exec;
+  });
+}
+
+int sy_graph_launch(void* graph_exec, void* stream) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(graph_exec, "sy_graph_launch: graph_exec");
+    SY_CHECK_CUDA(cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph_exec), asStream(stream)));
+  });
+}
+
+int sy_graph_destroy(void* graph_exec) {
+  return guard(nullptr, [&] {
+    if (graph_exec) SY_CHECK_CUDA(cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph_exec)));
+  });
+}
+
+int sy_event_create(void** event) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(event, "sy_event_create: event");
+    cudaEvent_t e = nullptr;
+    SY_CHECK_CUDA(cudaEventCreate(&e));
+    *event = e;
+  });
+}
+
+int sy_event_destroy(void* event) {
+  return guard(nullptr, [&] {
+    if (event) SY_CHECK_CUDA(cudaEventDestroy(static_cast<cudaEvent_t>(event)));
+  });
+}
+
+int sy_event_record(void* event, void* stream, int external) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(event, "sy_event_record: event");
+    SY_CHECK_CUDA(cudaEventRecordWithFlags(static_cast<cudaEvent_t>(event), asStream(stream),
+                                           external ? cudaEventRecordExternal : cudaEventRecordDefault));
+  });
+}
+
+int sy_event_elapsed_ms(void* start, void* end, float* ms) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(ms, "sy_event_elapsed_ms: ms");
+    SY_CHECK_CUDA(cudaEventSynchronize(static_cast<cudaEvent_t>(end)));
+    SY_CHECK_CUDA(cudaEventElapsedTime(ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));
+  });
+}
+
+int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps) {
+  return guard(rt, [&] {
+    SY_HANDLE(rt, "sy_bench_peer_write: rt");
+    SY_HANDLE(gbps, "sy_bench_peer_write: gbps");
+    *gbps = sy::benchPeerWrite(rt, bytes, iters);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,228 @@
+#include "endpoint.h"
+
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "../kernels/launch.h"
+#include "../kernels/signal.cuh"
+#include "error.h"
+
+namespace sy {
+namespace {
+
+const char* kRegionNames[R_REGION_COUNT] = {"dispatchSignal", "dispatchX",     "dispatchScales", "dispatchMeta",
+                                            "countSignal",    "combineSignal", "combineX",       "recvX",
+                                            "recvScales",     "recvMeta"};
+
+const char* stageName(uint32_t stage) { return stage == S_COMBINE_RECV ? "combine recv" : "dispatch recv"; }
+
+void requireAlive(const sy_endpoint* ep, const char* call) {
+  if (!ep->alive) SY_THROW(SY_ERR_STATE, call << ": the endpoint was destroyed");
+  if (ep->bystander) {
+    SY_THROW(SY_ERR_STATE, call << ": PE " << ep->rt->rank << " is outside this config's " << ep->ctx.p.ranks()
+                                << " ranks (it only takes part in creating and destroying the endpoint)");
+  }
+  if (!ep->failed.empty()) {
+    SY_THROW(SY_ERR_STATE, call << ": an earlier step failed (" << ep->failed
+                                << "); destroy this endpoint and create a new one");
+  }
+}
+
+void requireTokens(const sy_endpoint* ep, int T, const char* call) {
+  SY_REQUIRE(T >= 0 && T <= ep->ctx.p.maxTokens(),
+             call << ": num_tokens " << T << " is outside [0, maxTokensPerRank = " << ep->ctx.p.maxTokens() << "]");
+}
+
+void requirePtr(const void* p, const char* call, const char* name, unsigned align) {
+  SY_REQUIRE(p != nullptr, call << ": " << name << " is NULL");
+  SY_REQUIRE(reinterpret_cast<uintptr_t>(p) % align == 0,
+             call << ": " << name << " must be " << align << "-byte aligned");
+}
+
+}  // namespace
+
+sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetricBytes,
+                            uint64_t timeoutNs) {
+  SY_REQUIRE(rt != nullptr && rt->alive, "sy_endpoint_create: the runtime is NULL or destroyed");
+  SY_REQUIRE(params != nullptr && count == static_cast<size_t>(kParamCount),
+             "sy_endpoint_create: expected " << kParamCount << " parameters (core's PARAM_NAMES), got " << count);
+  SyParams p{};
+  std::copy(params, params + kParamCount, p.v);
+  if (p.v[P_LAYOUT_CONTIGUOUS] != 0) {
+    SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: the contiguous layout is not implemented yet (masked only)");
+  }
+  SY_REQUIRE(p.ranks() >= 1 && p.ranks() <= rt->ranks,
+             "sy_endpoint_create: config has " << p.ranks() << " ranks, the runtime " << rt->ranks);
+  SY_REQUIRE(p.localExperts() >= 1 && p.maxTokens() >= 1 && p.hidden() >= 1 && p.topK() >= 1 && p.dpSize() >= 1,
+             "sy_endpoint_create: a size parameter is 0");
+  SY_REQUIRE(p.elemBytes() == 1 || p.elemBytes() == 2, "sy_endpoint_create: dispatchElemBytes must be 1 or 2");
+  SY_REQUIRE(!p.quantize() || p.hidden() % 128 == 0, "sy_endpoint_create: fp8 needs hidden % 128 == 0");
+  for (int r = 0; r < R_REGION_COUNT; ++r) {
+    SY_REQUIRE(p.offset(r) % 256 == 0, "sy_endpoint_create: region " << kRegionNames[r] << " is not 256-aligned");
+    const bool symmetric = r <= R_COMBINE_X;
+    if (symmetric) {
+      SY_REQUIRE(p.offset(r) + p.bytes(r) <= symmetricBytes,
+                 "sy_endpoint_create: region " << kRegionNames[r] << " ends past symmetricBytes " << symmetricBytes);
+    }
+  }
+  const int R = p.ranks(), L = p.localExperts();
+  auto* ep = new sy_endpoint();
+  ep->rt = rt;
+  ep->symmetricBytes = symmetricBytes;
+  try {
+    // Collective: every rank asks for the same size, then zeroes its heap before anyone writes.
+    uint8_t* heap = static_cast<uint8_t*>(nvshmem_malloc(symmetricBytes));
+    if (heap == nullptr) {
+      SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(" << symmetricBytes
+                                                 << ") failed: raise NVSHMEM_SYMMETRIC_SIZE or lower maxTokensPerRank");
+    }
+    ep->ctx.heap = heap;
+    // Config rank r is PE r; PEs past the config's ranks only take part in the collectives.
+    std::vector<uint8_t*> peers(R, nullptr);
+    bool anyIndirect = false;
+    for (int pe = 0; pe < rt->ranks; ++pe) {
+      uint8_t* ptr = rt->forcePuts ? nullptr : static_cast<uint8_t*>(nvshmem_ptr(heap, pe));
+      if (pe < R) peers[pe] = ptr;
+      anyIndirect = anyIndirect || ptr == nullptr;
+    }
+    ep->bystander = rt->rank >= R;
+    // Every rank must agree on the staging allocation (collective): decided from facts all share.
+    const bool needStaging = rt->forcePuts || rt->nodeRanks < rt->ranks || anyIndirect;
+    if (needStaging) {
+      const uint64_t combineRows = static_cast<uint64_t>(p.v[P_ROWS]) * p.hidden() * 2;
+      ep->stagingBytes = std::max<uint64_t>(symmetricBytes, combineRows);
+      ep->ctx.staging = static_cast<uint8_t*>(nvshmem_malloc(ep->stagingBytes));
+      if (ep->ctx.staging == nullptr) SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(staging " << ep->stagingBytes << ") failed");
+    }
+    SY_CHECK_CUDA(cudaMalloc(&ep->dPeers, sizeof(uint8_t*) * R));
+    SY_CHECK_CUDA(cudaMemcpy(ep->dPeers, peers.data(), sizeof(uint8_t*) * R, cudaMemcpyHostToDevice));
+    ep->ctx.peers = ep->dPeers;
+    SY_CHECK_CUDA(cudaMalloc(&ep->ctx.state, sizeof(SyState)));
+    SY_CHECK_CUDA(cudaMalloc(&ep->ctx.regionDone, sizeof(uint32_t) * R * L));
+    SY_CHECK_CUDA(cudaMalloc(&ep->ctx.counts, sizeof(int32_t) * R * L));
+    if (p.quantize()) {
+      SY_CHECK_CUDA(cudaMalloc(&ep->ctx.quantX, static_cast<size_t>(p.maxTokens()) * p.hidden()));
+      SY_CHECK_CUDA(cudaMalloc(&ep->ctx.quantScales, static_cast<size_t>(p.maxTokens()) * (p.hidden() / 128) * 4));
+    }
+    SY_CHECK_CUDA(cudaMemset(heap, 0, symmetricBytes));
+    SY_CHECK_CUDA(cudaMemset(ep->ctx.state, 0, sizeof(SyState)));
+    SY_CHECK_CUDA(cudaMemset(ep->ctx.regionDone, 0, sizeof(uint32_t) * R * L));
+    SY_CHECK_CUDA(cudaMemset(ep->ctx.counts, 0, sizeof(int32_t) * R * L));
+    SY_CHECK_CUDA(cudaDeviceSynchronize());
+    nvshmem_barrier_all();
+    ep->ctx.p = p;
+    ep->ctx.rank = rt->rank;
+    ep->ctx.timeoutNs = timeoutNs;
+    const int regions = R * L;
+    const int target = rt->smCount * 2;
+    ep->ctx.splits = needStaging ? 1 : std::max(1, std::min(p.maxTokens(), (target + regions - 1) / regions));
+    ep->combineBlocks = std::max(1, std::min(regions, target));
+    ep->alive = true;
+  } catch (...) {
+    destroyEndpoint(ep);
+    delete ep;
+    throw;
+  }
+  return ep;
+}
+
+void destroyEndpoint(sy_endpoint* ep) {
+  cudaDeviceSynchronize();
+  if (ep->ctx.heap != nullptr) nvshmem_free(ep->ctx.heap);
+  if (ep->ctx.staging != nullptr) nvshmem_free(ep->ctx.staging);
+  cudaFree(ep->dPeers);
+  cudaFree(ep->ctx.state);
+  cudaFree(ep->ctx.regionDone);
+  cudaFree(ep->ctx.counts);
+  cudaFree(ep->ctx.quantX);
+  cudaFree(ep->ctx.quantScales);
+  ep->ctx = SyCtx{};
+  ep->dPeers = nullptr;
+  ep->alive = false;
+}
+
+void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, int T,
+                  cudaStream_t stream) {
+  requireAlive(ep, "sy_dispatch_send");
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  requireTokens(ep, T, "sy_dispatch_send");
+  const SyParams& p = ep->ctx.p;
+  if (T > 0) {
+    requirePtr(x, "sy_dispatch_send", "x", p.quantize() ? 16 : 1);
+    requirePtr(topkIdx, "sy_dispatch_send", "topk_idx", 4);
+    if (p.inputFp8()) requirePtr(scales, "sy_dispatch_send", "scales (fp8 input)", 4);
+  }
+  SY_REQUIRE(p.inputFp8() || scales == nullptr, "sy_dispatch_send: scales given but the input dtype is bf16");
+  SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
+}
+
+void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
+  requireAlive(ep, "sy_dispatch_recv");
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  SY_CHECK_CUDA(launchDispatchRecv(ep->ctx, stream));
+}
+
+void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
+  requireAlive(ep, "sy_combine_send");
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  requirePtr(expertOut, "sy_combine_send", "expert_out", 2);
+  SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, ep->combineBlocks, stream));
+}
+
+void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
+                 cudaStream_t stream) {
+  requireAlive(ep, "sy_combine_recv");
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  requireTokens(ep, T, "sy_combine_recv");
+  if (T > 0) {
+    requirePtr(topkIdx, "sy_combine_recv", "topk_idx", 4);
+    requirePtr(topkWeights, "sy_combine_recv", "topk_weights", 4);
+    requirePtr(y, "sy_combine_recv", "y", 2);
+  }
+  SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, topkWeights, T, y, stream));
+}
+
+void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
+  if (!ep->alive) SY_THROW(SY_ERR_STATE, "sy_endpoint_check: the endpoint was destroyed");
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));  // may run on a worker thread
+  SY_CHECK_CUDA(cudaStreamSynchronize(stream));
+  SyErrorWord w{};
+  SY_CHECK_CUDA(cudaMemcpy(&w, &ep->ctx.state->error, sizeof(w), cudaMemcpyDeviceToHost));
+  sy_error_info out{w.code, w.stage, w.peer, w.region, w.detail0, w.detail1};
+  if (info != nullptr) *info = out;
+  if (w.code == E_NONE) {
+    if (!ep->failed.empty()) SY_THROW(SY_ERR_STATE, "an earlier step failed (" << ep->failed << ")");
+    return;
+  }
+  const int rank = ep->ctx.rank;
+  const char* region = w.region < R_REGION_COUNT ? kRegionNames[w.region] : "?";
+  std::ostringstream m;
+  m << "rank " << rank << ", " << stageName(w.stage) << ", region " << region << ": ";
+  int status = SY_ERR_PROTOCOL;
+  switch (w.code) {
+    case E_TIMEOUT:
+      status = SY_ERR_TIMEOUT;
+      m << "waited " << ep->ctx.timeoutNs / 1000000 << " ms for rank " << w.peer
+        << ", which never arrived (last signal word 0x" << std::hex << w.detail0 << std::dec << ")";
+      break;
+    case E_COUNT_TOO_LARGE:
+      m << "signal from rank " << w.peer << " counts " << w.detail0 << " rows, more than the " << w.detail1
+        << " possible";
+      break;
+    case E_BAD_EPOCH:
+      m << "signal from rank " << w.peer << " is stale: epoch " << w.detail0 << ", this step is epoch " << w.detail1;
+      break;
+    case E_COUNT_MISMATCH:
+      m << "expert ranks announced " << w.detail0 << " rows, this rank's tokens use " << w.detail1 << " slots";
+      break;
+    default:
+      m << "unknown error code " << w.code;
+  }
+  ep->failed = m.str();
+  throw Error(status, ep->failed);
+}
+
+}  // namespace sy

@@ -1,0 +1,159 @@
+#include "runtime.h"
+
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "error.h"
+
+namespace sy {
+
+void getUniqueId(uint8_t* out) {
+  SY_REQUIRE(out != nullptr, "sy_get_unique_id: out is NULL");
+  static_assert(sizeof(nvshmemx_uniqueid_t) == SY_UNIQUE_ID_BYTES, "NVSHMEM unique id size changed");
+  nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+  const int rc = nvshmemx_get_uniqueid(&id);
+  if (rc != 0) SY_THROW(SY_ERR_NVSHMEM, "nvshmemx_get_uniqueid failed with " << rc);
+  std::memcpy(out, &id, sizeof(id));
+}
+
+namespace {
+
+int countDirectPeers(const sy_runtime* rt) {
+  if (rt->forcePuts) return 0;
+  // nvshmem_ptr on a symmetric probe: non-null means plain loads/stores reach that PE.
+  void* probe = nvshmem_malloc(256);
+  if (probe == nullptr) SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(256) failed");
+  int n = 0;
+  for (int pe = 0; pe < rt->ranks; ++pe) n += nvshmem_ptr(probe, pe) != nullptr ? 1 : 0;
+  nvshmem_free(probe);
+  return n;
+}
+
+}  // namespace
+
+sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int device) {
+  SY_REQUIRE(uniqueId != nullptr, "sy_runtime_create: unique_id is NULL");
+  SY_REQUIRE(ranks >= 1 && rank >= 0 && rank < ranks,
+             "sy_runtime_create: rank " << rank << " is outside [0, " << ranks << ")");
+  int devices = 0;
+  SY_CHECK_CUDA(cudaGetDeviceCount(&devices));
+  SY_REQUIRE(device >= 0 && device < devices,
+             "sy_runtime_create: device " << device << " is outside the " << devices << " visible GPUs");
+  SY_CHECK_CUDA(cudaSetDevice(device));
+  SY_CHECK_CUDA(cudaFree(nullptr));  // create the primary context before NVSHMEM looks for it
+  nvshmemx_uniqueid_t id;
+  std::memcpy(&id, uniqueId, sizeof(id));
+  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  int rc = nvshmemx_set_attr_uniqueid_args(rank, ranks, &id, &attr);
+  if (rc != 0) SY_THROW(SY_ERR_NVSHMEM, "nvshmemx_set_attr_uniqueid_args failed with " << rc);
+  rc = nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+  if (rc != 0) SY_THROW(SY_ERR_NVSHMEM, "nvshmemx_init_attr failed with " << rc);
+  if (nvshmem_my_pe() != rank || nvshmem_n_pes() != ranks) {
+    SY_THROW(SY_ERR_NVSHMEM, "NVSHMEM made PE " << nvshmem_my_pe() << " of " << nvshmem_n_pes() << ", asked for rank "
+                                                << rank << " of " << ranks);
+  }
+  auto* rt = new sy_runtime();
+  rt->rank = rank;
+  rt->ranks = ranks;
+  rt->device = device;
+  rt->nodeRanks = nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
+  SY_CHECK_CUDA(cudaDeviceGetAttribute(&rt->smCount, cudaDevAttrMultiProcessorCount, device));
+  const char* transport = std::getenv("SWITCHYARD_TRANSPORT");
+  rt->forcePuts = transport != nullptr && std::strcmp(transport, "put") == 0;
+  rt->alive = true;
+  rt->directPeers = countDirectPeers(rt);
+  return rt;
+}
+
+void destroyRuntime(sy_runtime* rt) {
+  if (rt->alive) {
+    nvshmem_finalize();
+    rt->alive = false;
+  }
+}
+
+void barrier(sy_runtime* rt, cudaStream_t stream) {
+  if (!rt->alive) SY_THROW(SY_ERR_STATE, "sy_barrier: the runtime was destroyed");
+  nvshmemx_barrier_all_on_stream(stream);
+  SY_CHECK_CUDA(cudaGetLastError());
+}
+
+namespace {
+
+__global__ void peerWriteKernel(uint4* const* dsts, int peers, const uint4* src, size_t vecs) {
+  // Block b writes to peer b % peers, every block of a peer strides over the whole buffer.
+  const int peer = blockIdx.x % peers;
+  const int blocksPerPeer = gridDim.x / peers;
+  const int b = blockIdx.x / peers;
+  uint4* dst = dsts[peer];
+  for (size_t i = static_cast<size_t>(b) * blockDim.x + threadIdx.x; i < vecs;
+       i += static_cast<size_t>(blocksPerPeer) * blockDim.x) {
+    dst[i] = src[i];
+  }
+}
+
+}  // namespace
+
+double benchPeerWrite(sy_runtime* rt, size_t bytes, int iters) {
+  SY_REQUIRE(bytes >= 16 && bytes % 16 == 0 && iters >= 1, "sy_bench_peer_write: bytes must be a multiple of 16");
+  uint8_t* heap = static_cast<uint8_t*>(nvshmem_malloc(bytes * rt->ranks));
+  if (heap == nullptr) SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(" << bytes * rt->ranks << ") failed");
+  std::vector<uint4*> dsts;
+  for (int pe = 0; pe < rt->ranks; ++pe) {
+    if (pe == rt->rank) continue;
+    void* p = nvshmem_ptr(heap + static_cast<size_t>(rt->rank) * bytes, pe);
+    if (p != nullptr) dsts.push_back(static_cast<uint4*>(p));
+  }
+  double gbps = 0;
+  void* src = nullptr;
+  uint4** dDsts = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t a = nullptr, b = nullptr;
+  try {
+    SY_CHECK_CUDA(cudaMalloc(&src, bytes));
+    SY_CHECK_CUDA(cudaMemset(src, 1, bytes));
+    SY_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    SY_CHECK_CUDA(cudaEventCreate(&a));
+    SY_CHECK_CUDA(cudaEventCreate(&b));
+    if (!dsts.empty()) {
+      SY_CHECK_CUDA(cudaMalloc(&dDsts, dsts.size() * sizeof(uint4*)));
+      SY_CHECK_CUDA(cudaMemcpy(dDsts, dsts.data(), dsts.size() * sizeof(uint4*), cudaMemcpyHostToDevice));
+      const int peers = static_cast<int>(dsts.size());
+      const int blocks = ((rt->smCount * 2) / peers) * peers;
+      const size_t vecs = bytes / 16;
+      nvshmemx_barrier_all_on_stream(stream);
+      peerWriteKernel<<<blocks, 512, 0, stream>>>(dDsts, peers, static_cast<const uint4*>(src), vecs);  // warm-up
+      nvshmemx_barrier_all_on_stream(stream);
+      SY_CHECK_CUDA(cudaEventRecord(a, stream));
+      for (int i = 0; i < iters; ++i) {
+        peerWriteKernel<<<blocks, 512, 0, stream>>>(dDsts, peers, static_cast<const uint4*>(src), vecs);
+      }
+      SY_CHECK_CUDA(cudaEventRecord(b, stream));
+      SY_CHECK_CUDA(cudaGetLastError());
+      SY_CHECK_CUDA(cudaStreamSynchronize(stream));
+      float ms = 0;
+      SY_CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+      gbps = static_cast<double>(bytes) * peers * iters / (ms * 1e-3) / 1e9;
+    }
+    nvshmemx_barrier_all_on_stream(stream);
+    SY_CHECK_CUDA(cudaStreamSynchronize(stream));
+  } catch (...) {
+    cudaFree(src);
+    cudaFree(dDsts);
+    nvshmem_free(heap);
+    throw;
+  }
+  cudaFree(src);
+  cudaFree(dDsts);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  cudaStreamDestroy(stream);
+  nvshmem_free(heap);
+  return gbps;
+}
+
+}  // namespace sy

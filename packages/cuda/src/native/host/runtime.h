@@ -1,0 +1,28 @@
+// One process's NVSHMEM runtime on one GPU (created collectively by unique id).
+#pragma once
+#include <string>
+
+#include "switchyard_cuda.h"
+
+struct sy_runtime {
+  uint32_t magic = 0x53595254;  // "SYRT"
+  std::string lastError;
+  int rank = 0;
+  int ranks = 0;
+  int device = 0;
+  int nodeRanks = 0;
+  int smCount = 0;
+  int directPeers = 0;     // PEs reachable with plain stores (nvshmem_ptr != NULL), self included
+  bool forcePuts = false;  // SWITCHYARD_TRANSPORT=put: use the put path even for NVLink peers
+  bool alive = false;
+};
+
+namespace sy {
+
+void getUniqueId(uint8_t* out);
+sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int device);
+void destroyRuntime(sy_runtime* rt);
+void barrier(sy_runtime* rt, cudaStream_t stream);
+double benchPeerWrite(sy_runtime* rt, size_t bytes, int iters);
+
+}  // namespace sy

@@ -1,0 +1,134 @@
+// Combine receive (masked layout): waits for every expert rank's signal, checks that the rows
+// they announce add up to the slots this rank's tokens use, then
+//   y[t][h] = bf16_rne( sum_{k = 0..K-1, topkIdx[t][k] >= 0} fp32(w[t][k] * x_k[h]) )
+// with fp32 products and fp32 adds in slot order (__fmul_rn / __fadd_rn: never contracted to an
+// FMA), rounded once: bit-exact with core's combineToken.
+//
+///  combineSignal Shape: [R]              u32 (epoch, rows + 1) from each expert rank
+///  combineX      Shape: [M, K, hidden]   bf16 expert outputs for (token, slot)
+///  topkIdx       Shape: [T, K]           int32, topkWeights Shape: [T, K] fp32
+///  y             Shape: [T, hidden]      bf16 out
+//
+// Grid: (token blocks, hidden chunks of kThreads * 8). Every block waits on all R signals itself
+// (acquire), block 0 also checks the total. The last block to finish advances the step counter.
+#include "codec.cuh"
+#include "launch.h"
+#include "signal.cuh"
+
+namespace sy {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kVec = 8;
+
+__device__ int blockSum(int v, int* scratch) {
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  int total = 0;
+  for (int w = 0; w < kThreads / 32; ++w) total += scratch[w];
+  return total;
+}
+
+__global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx,
+                                                             const float* topkWeights, int T, uint16_t* y) {
+  const SyParams& p = c.p;
+  const int R = p.ranks(), K = p.topK(), H = p.hidden();
+  const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
+  __shared__ int scratch[kThreads / 32];
+  __shared__ bool sLast;
+
+  // 1. Wait for every expert rank.
+  const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
+  const uint32_t maxRows = static_cast<uint32_t>(p.maxTokens()) * static_cast<uint32_t>(K);
+  int received = 0;
+  for (int peer = threadIdx.x; peer < R; peer += kThreads) {
+    if (hasError(c.state)) break;
+    const int n = waitSignal(words + peer, epoch, maxRows, c.state, c.timeoutNs, S_COMBINE_RECV,
+                             static_cast<uint32_t>(peer), R_COMBINE_SIGNAL);
+    received += n < 0 ? 0 : n;
+  }
+  received = blockSum(received, scratch);
+  if (blockIdx.x == 0 && blockIdx.y == 0) {
+    int used = 0;
+    for (int i = threadIdx.x; i < T * K; i += kThreads) used += topkIdx[i] >= 0 ? 1 : 0;
+    used = blockSum(used, scratch);
+    if (threadIdx.x == 0 && !hasError(c.state) && used != received) {
+      recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, 0xffffffffu, R_COMBINE_SIGNAL,
+                  static_cast<uint32_t>(received), static_cast<uint32_t>(used));
+    }
+  }
+  __syncthreads();
+
+  // 2. Weighted sum in slot order.
+  if (!hasError(c.state)) {
+    const uint16_t* rows = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));
+    const bool vec = (H % kVec) == 0 && (reinterpret_cast<uint64_t>(y) & 15) == 0;
+    for (int t = blockIdx.x; t < T; t += gridDim.x) {
+      const int32_t* idx = topkIdx + static_cast<uint64_t>(t) * K;
+      const float* w = topkWeights + static_cast<uint64_t>(t) * K;
+      const int h0 = (blockIdx.y * kThreads + threadIdx.x) * kVec;
+      if (h0 >= H) continue;
+      float acc[kVec];
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) acc[j] = 0.0f;
+      for (int k = 0; k < K; ++k) {
+        if (idx[k] < 0) continue;
+        const float wk = w[k];
+        const uint16_t* r = rows + (static_cast<uint64_t>(t) * K + k) * H + h0;
+        if (vec) {
+          const uint4 v = *reinterpret_cast<const uint4*>(r);
+          const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            acc[2 * j] = __fadd_rn(acc[2 * j], __fmul_rn(wk, bf16ToFloat(static_cast<uint16_t>(u[j] & 0xffffu))));
+            acc[2 * j + 1] = __fadd_rn(acc[2 * j + 1], __fmul_rn(wk, bf16ToFloat(static_cast<uint16_t>(u[j] >> 16))));
+          }
+        } else {
+          for (int j = 0; j < kVec && h0 + j < H; ++j) acc[j] = __fadd_rn(acc[j], __fmul_rn(wk, bf16ToFloat(r[j])));
+        }
+      }
+      uint16_t* out = y + static_cast<uint64_t>(t) * H + h0;
+      if (vec) {
+        uint4 o;
+        o.x = floatToBf16(acc[0]) | static_cast<uint32_t>(floatToBf16(acc[1])) << 16;
+        o.y = floatToBf16(acc[2]) | static_cast<uint32_t>(floatToBf16(acc[3])) << 16;
+        o.z = floatToBf16(acc[4]) | static_cast<uint32_t>(floatToBf16(acc[5])) << 16;
+        o.w = floatToBf16(acc[6]) | static_cast<uint32_t>(floatToBf16(acc[7])) << 16;
+        *reinterpret_cast<uint4*>(out) = o;
+      } else {
+        for (int j = 0; j < kVec && h0 + j < H; ++j) out[j] = floatToBf16(acc[j]);
+      }
+    }
+  }
+
+  // 3. The last block advances the step, so the next step's signals carry the next epoch.
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const uint32_t old = atomicAdd(&c.state->combineRecvDone, 1u);
+    sLast = old == gridDim.x * gridDim.y - 1;
+    if (sLast) {
+      c.state->combineRecvDone = 0;
+      c.state->step = c.state->step + 1;
+      __threadfence();
+    }
+  }
+}
+
+}  // namespace
+
+cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, const float* topkWeights, int numTokens,
+                              void* y, cudaStream_t stream) {
+  const int H = ctx.p.hidden();
+  const int chunks = (H + kThreads * kVec - 1) / (kThreads * kVec);
+  const int tokenBlocks = numTokens < 1 ? 1 : (numTokens > 1024 ? 1024 : numTokens);
+  dim3 grid(tokenBlocks, chunks);
+  combineRecvKernel<<<grid, kThreads, 0, stream>>>(ctx, topkIdx, topkWeights, numTokens,
+                                                   static_cast<uint16_t*>(y));
+  return cudaGetLastError();
+}
+
+}  // namespace sy

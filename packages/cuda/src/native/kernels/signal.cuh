@@ -1,0 +1,93 @@
+// Signal words (core's signal.ts) and the memory-ordering primitives around them.
+//
+// A signal is one u32: epoch << 21 | (count + 1), epoch = step % 2047 + 1. Senders write it after
+// their rows with a release store at system scope (the rows may be NVLink stores into a peer's
+// heap); receivers spin on it with acquire loads, bounded by %globaltimer.
+#pragma once
+#include <cstdint>
+
+#include "params.cuh"
+
+namespace sy {
+
+constexpr uint32_t kCountBits = 21;
+constexpr uint32_t kCountMask = (1u << kCountBits) - 1;
+constexpr uint32_t kEpochs = 2047;
+
+__host__ __device__ inline uint32_t epochOfStep(uint32_t step) { return step % kEpochs + 1; }
+__host__ __device__ inline uint32_t previousEpoch(uint32_t epoch) { return epoch == 1 ? kEpochs : epoch - 1; }
+__host__ __device__ inline uint32_t encodeSignal(uint32_t epoch, uint32_t count) {
+  return (epoch << kCountBits) | (count + 1);
+}
+__host__ __device__ inline uint32_t signalEpoch(uint32_t word) { return word >> kCountBits; }
+__host__ __device__ inline uint32_t signalCount(uint32_t word) { return (word & kCountMask) - 1; }
+
+__device__ inline uint32_t ldAcquireSys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ inline void stReleaseSys(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ inline uint32_t ldVolatile(const uint32_t* p) {
+  return *reinterpret_cast<const volatile uint32_t*>(p);
+}
+
+__device__ inline uint64_t globalTimerNs() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// Records the first error of a step; later ones are dropped. Any thread may call it.
+__device__ inline void recordError(SyState* state, uint32_t code, uint32_t stage, uint32_t peer,
+                                   uint32_t region, uint32_t d0, uint32_t d1) {
+  if (atomicCAS(&state->error.code, 0u, code) == 0u) {
+    state->error.stage = stage;
+    state->error.peer = peer;
+    state->error.region = region;
+    state->error.detail0 = d0;
+    state->error.detail1 = d1;
+    __threadfence();
+  }
+}
+
+__device__ inline bool hasError(const SyState* state) { return ldVolatile(&state->error.code) != 0; }
+
+/// Waits until `*word` carries `epoch`, then checks its count against `maxCount`. Returns the count,
+/// or -1 after recording an error (timeout, stale epoch, count too large) or seeing another thread's.
+/// Only an epoch of this step or of the previous one (or 0: never written) is legal while waiting.
+__device__ inline int waitSignal(const uint32_t* word, uint32_t epoch, uint32_t maxCount, SyState* state,
+                                 uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
+  const uint64_t start = globalTimerNs();
+  const uint32_t prev = previousEpoch(epoch);
+  uint32_t spins = 0;
+  while (true) {
+    const uint32_t w = ldAcquireSys(word);
+    const uint32_t e = signalEpoch(w);
+    if (w != 0 && e == epoch) {
+      const uint32_t c = signalCount(w);
+      if (c > maxCount) {
+        recordError(state, E_COUNT_TOO_LARGE, stage, peer, region, c, maxCount);
+        return -1;
+      }
+      return static_cast<int>(c);
+    }
+    if (w != 0 && e != prev) {
+      recordError(state, E_BAD_EPOCH, stage, peer, region, e, epoch);
+      return -1;
+    }
+    if ((++spins & 63u) == 0) {
+      if (hasError(state)) return -1;
+      if (globalTimerNs() - start > timeoutNs) {
+        recordError(state, E_TIMEOUT, stage, peer, region, w, epoch);
+        return -1;
+      }
+    }
+  }
+}
+
+}  // namespace sy

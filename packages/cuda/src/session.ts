@@ -1,0 +1,128 @@
+import {
+  computeLayout,
+  DEFAULT_TIMEOUT_MS,
+  DestroyedError,
+  type DispatchResult,
+  type EpConfig,
+  type Layout,
+  PhaseTracker,
+  type RankInput,
+  type Session,
+  validateExpertOut,
+  validateRank,
+  validateRankInput,
+} from "@switchyard/core";
+import type { WorkerGroup } from "./launcher.js";
+import { releaseGroup } from "./pool.js";
+
+let nextSession = 1;
+
+/** Slack on top of the device-side timeout before the launcher gives up on a worker's answer. */
+const IPC_SLACK_MS = 60_000;
+
+/**
+ * The world-level session core's interface describes, over one worker process per rank: every
+ * call is checked here (rank, phase order, inputs) before anything moves, then forwarded to the
+ * rank's worker, which runs the phase on its GPU. The group may have more workers than the config
+ * has ranks (one NVSHMEM world over every GPU): they join opening and closing only. A receive stage's TimeoutError / ProtocolError
+ * and a worker's exit fail the session: later calls rethrow that error; destroy() closes the workers.
+ */
+export class CudaSession implements Session {
+  readonly layout: Layout;
+  private readonly phases: PhaseTracker;
+  private readonly id = nextSession++;
+  private destroyed = false;
+  private broken: Error | null = null;
+  private readonly ipcTimeoutMs: number;
+
+  private constructor(
+    readonly config: Readonly<EpConfig>,
+    private readonly group: WorkerGroup,
+    readonly timeoutMs: number,
+  ) {
+    this.layout = computeLayout(config);
+    this.phases = new PhaseTracker(config.ranks);
+    this.ipcTimeoutMs = timeoutMs + IPC_SLACK_MS;
+    group.onFailure((e) => {
+      this.broken ??= e;
+    });
+  }
+
+  /** Opens the endpoint on every worker (collective). */
+  static async open(
+    config: Readonly<EpConfig>,
+    group: WorkerGroup,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+  ): Promise<CudaSession> {
+    const s = new CudaSession(config, group, timeoutMs);
+    await group.all("open", () => ({ session: s.id, config, timeoutMs }), s.ipcTimeoutMs + 60_000);
+    return s;
+  }
+
+  private enter(rank: number): void {
+    if (this.destroyed) throw new DestroyedError("cuda session");
+    validateRank(this.config, rank);
+    if (this.broken) throw this.broken;
+  }
+
+  private async forward<T>(rank: number, op: string, args: Record<string, unknown> = {}): Promise<T> {
+    try {
+      return await this.group.call<T>(rank, op, { session: this.id, ...args }, this.ipcTimeoutMs);
+    } catch (e) {
+      const name = (e as Error).name;
+      if (name !== "InputError" && name !== "PhaseError") this.broken ??= e as Error;
+      throw e;
+    }
+  }
+
+  async dispatchSend(rank: number, input: RankInput): Promise<void> {
+    this.enter(rank);
+    validateRankInput(this.config, rank, input);
+    this.phases.check(rank, "dispatchSend");
+    await this.forward(rank, "dispatchSend", { input });
+    this.phases.advance(rank, "dispatchSend");
+  }
+
+  async dispatchRecv(rank: number): Promise<DispatchResult> {
+    this.enter(rank);
+    this.phases.check(rank, "dispatchRecv");
+    const r = await this.forward<DispatchResult>(rank, "dispatchRecv");
+    this.phases.advance(rank, "dispatchRecv");
+    return r;
+  }
+
+  async combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
+    this.enter(rank);
+    this.phases.check(rank, "combineSend");
+    validateExpertOut(rank, this.layout.rows, this.config.hidden, expertOut);
+    await this.forward(rank, "combineSend", { expertOut });
+    this.phases.advance(rank, "combineSend");
+  }
+
+  async combineRecv(rank: number): Promise<Uint16Array> {
+    this.enter(rank);
+    this.phases.check(rank, "combineRecv");
+    const y = await this.forward<Uint16Array>(rank, "combineRecv");
+    this.phases.advance(rank, "combineRecv");
+    return y;
+  }
+
+  /**
+   * Frees every rank's endpoint (collective) and hands the workers back to the pool. A session that
+   * failed (a receive stage's TimeoutError / ProtocolError, a worker exit, an unanswered request)
+   * closes its workers instead: the next session starts a fresh NVSHMEM world.
+   */
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    let healthy = this.broken === null && this.group.failure === null;
+    if (healthy) {
+      try {
+        await this.group.all("close", () => ({ session: this.id }), this.ipcTimeoutMs);
+      } catch {
+        healthy = false;
+      }
+    }
+    await releaseGroup(this.group, healthy);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * A rank's worker process (one per GPU), started by the launcher with child_process.fork. It
+ * answers requests one at a time, in order: bootstrap (uniqueId, init), session phases (open,
+ * dispatchSend, dispatchRecv, combineSend, combineRecv, close), and checks (graphStep, peerWrite).
+ * Errors travel back serialised with their class; nothing here exits except on `exit` or when the
+ * launcher goes away.
+ */
+import type { EpConfig, RankInput } from "@switchyard/core";
+import { type GraphStepOptions, runGraphStep } from "../checks/graphStep.js";
+import { serializeError } from "../errors.js";
+import { requireNative } from "../native/loader.js";
+import { CudaRuntime } from "../runtime.js";
+import type { WorkerRequest, WorkerResponse } from "./protocol.js";
+import { RankState } from "./rankState.js";
+
+let runtime: CudaRuntime | null = null;
+const sessions = new Map<number, RankState>();
+
+function needRuntime(): CudaRuntime {
+  if (runtime === null) throw new Error("worker: init has not run");
+  return runtime;
+}
+
+function session(id: number): RankState {
+  const s = sessions.get(id);
+  if (!s) throw new Error(`worker: no open session ${id}`);
+  return s;
+}
+
+type Args = Record<string, unknown>;
+
+const ops: Record<string, (a: Args) => unknown> = {
+  ping: () => ({ pid: process.pid }),
+  uniqueId: () => requireNative().getUniqueId(),
+  init: (a) => {
+    runtime ??= CudaRuntime.create({
+      uniqueId: a.uniqueId as Uint8Array,
+      rank: a.rank as number,
+      ranks: a.ranks as number,
+      device: a.device as number,
+    });
+    return runtime.info();
+  },
+  open: (a) => {
+    const state = new RankState(needRuntime(), a.config as EpConfig, a.timeoutMs as number);
+    sessions.set(a.session as number, state);
+    return { symmetricBytes: state.endpoint.layout.symmetricBytes };
+  },
+  dispatchSend: (a) => session(a.session as number).dispatchSend(a.input as RankInput),
+  dispatchRecv: (a) => session(a.session as number).dispatchRecv(),
+  combineSend: (a) => session(a.session as number).combineSend(a.expertOut as Uint16Array),
+  combineRecv: (a) => session(a.session as number).combineRecv(),
+  close: (a) => {
+    const s = sessions.get(a.session as number);
+    sessions.delete(a.session as number);
+    s?.close();
+  },
+  graphStep: (a) => runGraphStep(needRuntime(), a as unknown as GraphStepOptions),
+  peerWrite: (a) => needRuntime().native.benchPeerWrite(a.bytes as number, a.iters as number),
+  exit: () => {
+    setImmediate(() => process.exit(0));
+  },
+};
+
+let queue: Promise<void> = Promise.resolve();
+
+function answer(msg: WorkerResponse): void {
+  process.send?.(msg);
+}
+
+process.on("message", (msg: WorkerRequest) => {
+  queue = queue.then(async () => {
+    const op = ops[msg.op];
+    try {
+      if (!op) throw new Error(`worker: unknown op ${msg.op}`);
+      const value = await op((msg.args ?? {}) as Args);
+      answer({ id: msg.id, ok: true, value: value ?? null });
+    } catch (e) {
+      answer({ id: msg.id, ok: false, error: serializeError(e) });
+    }
+  });
+});
+
+// The launcher went away: nothing is left to serve.
+process.on("disconnect", () => process.exit(0));

@@ -1,0 +1,92 @@
+import {
+  type DispatchResult,
+  dtypeBytes,
+  type EpConfig,
+  type RankInput,
+  scalesPerRow,
+  tokensOf,
+} from "@switchyard/core";
+import { RankEndpoint } from "../endpoint.js";
+import type { NativeStream } from "../native/types.js";
+import type { CudaRuntime } from "../runtime.js";
+import { DeviceTensor } from "../tensor.js";
+
+/**
+ * One world-level session's state inside a rank's worker: the endpoint, device copies of the
+ * step's inputs, and a stream. The launcher validated every input before it got here.
+ */
+export class RankState {
+  readonly endpoint: RankEndpoint;
+  readonly stream: NativeStream;
+  private readonly x!: DeviceTensor;
+  private readonly scales!: DeviceTensor | null;
+  private readonly idx!: DeviceTensor;
+  private readonly weights!: DeviceTensor;
+  private readonly expertOut!: DeviceTensor;
+  private readonly y!: DeviceTensor;
+  private tokens = 0;
+
+  constructor(
+    readonly runtime: CudaRuntime,
+    readonly config: Readonly<EpConfig>,
+    timeoutMs: number,
+  ) {
+    const addon = runtime.addon;
+    this.endpoint = RankEndpoint.create(runtime, config, { timeoutMs });
+    this.stream = new addon.Stream();
+    if (this.endpoint.bystander) return; // joins the collective allocation only
+    const M = config.maxTokensPerRank;
+    const H = config.hidden;
+    const K = config.topK;
+    const S = scalesPerRow(config, config.inputDtype);
+    this.x = DeviceTensor.alloc(M * H * dtypeBytes(config.inputDtype), addon);
+    this.scales = S ? DeviceTensor.alloc(M * S * 4, addon) : null;
+    this.idx = DeviceTensor.alloc(M * K * 4, addon);
+    this.weights = DeviceTensor.alloc(M * K * 4, addon);
+    this.expertOut = DeviceTensor.alloc(this.endpoint.layout.rows * H * 2, addon);
+    this.y = DeviceTensor.alloc(M * H * 2, addon);
+  }
+
+  dispatchSend(input: RankInput): void {
+    const T = tokensOf(this.config, input);
+    this.x.upload(input.x);
+    if (this.scales && input.scales) this.scales.upload(input.scales);
+    this.idx.upload(input.topkIdx);
+    this.weights.upload(input.topkWeights);
+    this.tokens = T;
+    this.endpoint.dispatchSend(
+      { x: this.x, scales: this.scales ?? undefined, topkIdx: this.idx, numTokens: T },
+      this.stream.handle,
+    );
+  }
+
+  async dispatchRecv(): Promise<DispatchResult> {
+    this.endpoint.dispatchRecv(this.stream.handle);
+    return this.endpoint.readDispatch(this.stream.handle);
+  }
+
+  combineSend(expertOut: Uint16Array): void {
+    this.expertOut.upload(expertOut);
+    this.endpoint.combineSend(this.expertOut, this.stream.handle);
+  }
+
+  async combineRecv(): Promise<Uint16Array> {
+    const T = this.tokens;
+    this.endpoint.combineRecv(
+      { topkIdx: this.idx, topkWeights: this.weights, numTokens: T, y: this.y },
+      this.stream.handle,
+    );
+    await this.endpoint.synchronize(this.stream.handle);
+    return this.y.download(Uint16Array, T * this.config.hidden);
+  }
+
+  close(): void {
+    try {
+      this.endpoint.destroy();
+    } finally {
+      for (const t of [this.x, this.scales, this.idx, this.weights, this.expertOut, this.y]) t?.free();
+
+      this.stream.destroy();
+    }
+  }
+}

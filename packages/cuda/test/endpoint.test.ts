@@ -1,0 +1,65 @@
+import { DestroyedError, defineConfig, InputError, TimeoutError } from "@switchyard/core";
+import { describe, expect, it } from "vitest";
+import { RankEndpoint } from "../src/endpoint.js";
+import type { NativeAddon, NativeEndpoint } from "../src/native/types.js";
+
+/** A native endpoint that records calls (argument checks happen before any of them). */
+function fake(): { native: NativeEndpoint; calls: string[] } {
+  const calls: string[] = [];
+  const native: NativeEndpoint = {
+    region: () => ({ ptr: 0x1000n, bytes: 256 }),
+    counts: () => 0x2000n,
+    dispatchSend: (...a) => void calls.push(`dispatchSend ${a.join(" ")}`),
+    dispatchRecv: () => void calls.push("dispatchRecv"),
+    combineSend: () => void calls.push("combineSend"),
+    combineRecv: () => void calls.push("combineRecv"),
+    check: async () => {
+      throw Object.assign(new Error("rank 0, dispatch recv: waited"), {
+        code: "SY_ERR_TIMEOUT",
+        info: { code: 1, stage: 1, peer: 1, region: 0, detail0: 0, detail1: 1 },
+      });
+    },
+    destroy: () => void calls.push("destroy"),
+  };
+  return { native, calls };
+}
+
+const config = defineConfig({ ranks: 2, experts: 4, topK: 2, hidden: 64, maxTokensPerRank: 8 });
+
+describe("RankEndpoint argument checks (no GPU)", () => {
+  it("refuses token counts, missing or short tensors before calling the native side", () => {
+    const { native, calls } = fake();
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0, 250);
+    const x = { ptr: 0x10n, bytes: 8 * 64 * 2 };
+    const idx = { ptr: 0x20n, bytes: 8 * 2 * 4 };
+    expect(() => ep.dispatchSend({ x, topkIdx: idx, numTokens: 9 })).toThrow(InputError);
+    expect(() => ep.dispatchSend({ x, topkIdx: idx, numTokens: 1.5 })).toThrow(/numTokens 1.5/);
+    expect(() => ep.dispatchSend({ x: { ptr: 0x10n, bytes: 10 }, topkIdx: idx, numTokens: 8 })).toThrow(
+      /x: holds 10 bytes, needs 1024/,
+    );
+    expect(() => ep.dispatchSend({ x, scales: 0x30n, topkIdx: idx, numTokens: 8 })).toThrow(
+      /inputDtype is bf16/,
+    );
+    expect(() => ep.combineSend({ ptr: 0x40n, bytes: 100 })).toThrow(/expertOut: holds 100 bytes/);
+    expect(calls).toEqual([]);
+    ep.dispatchSend({ x, topkIdx: 0x20n, numTokens: 8 }, 7n);
+    ep.dispatchSend({ x: 0n, topkIdx: 0n, numTokens: 0 });
+    expect(calls).toEqual(["dispatchSend 16 0 32 8 7", "dispatchSend 0 0 0 0 0"]);
+  });
+
+  it("synchronize maps the native timeout to TimeoutError(rank, peer, stage)", async () => {
+    const ep = RankEndpoint.wrap(config, fake().native, {} as NativeAddon, 0, 250);
+    const e = await ep.synchronize().catch((x) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect(e).toMatchObject({ rank: 0, peer: 1, stage: "dispatch recv", timeoutMs: 250 });
+  });
+
+  it("refuses use after destroy()", () => {
+    const { native, calls } = fake();
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 1);
+    ep.destroy();
+    ep.destroy();
+    expect(calls).toEqual(["destroy"]);
+    expect(() => ep.dispatchRecv()).toThrow(DestroyedError);
+  });
+});

@@ -1,0 +1,82 @@
+import { DestroyedError, InputError, ProtocolError, TimeoutError, UnsupportedError } from "@switchyard/core";
+import { describe, expect, it } from "vitest";
+import {
+  deserializeError,
+  mapNativeError,
+  NativeError,
+  serializeError,
+  WorkerExitError,
+} from "../src/errors.js";
+
+const native = (code: string, message: string, info?: object) =>
+  Object.assign(new Error(message), { code, info });
+
+describe("native error mapping", () => {
+  it("a receive timeout becomes TimeoutError(rank, peer, stage, timeoutMs)", () => {
+    const e = mapNativeError(
+      native("SY_ERR_TIMEOUT", "rank 0, dispatch recv, ...", {
+        code: 1,
+        stage: 1,
+        peer: 3,
+        region: 0,
+        detail0: 0,
+        detail1: 1,
+      }),
+      0,
+      500,
+    );
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect(e).toMatchObject({ rank: 0, peer: 3, stage: "dispatch recv", timeoutMs: 500 });
+  });
+
+  it("a broken signal becomes ProtocolError naming stage and region", () => {
+    const e = mapNativeError(
+      native(
+        "SY_ERR_PROTOCOL",
+        "rank 1, combine recv, region combineSignal: expert ranks announced 3 rows, this rank's tokens use 4 slots",
+        {
+          code: 4,
+          stage: 2,
+          peer: 0xffffffff,
+          region: 5,
+          detail0: 3,
+          detail1: 4,
+        },
+      ),
+      1,
+      500,
+    );
+    expect(e).toBeInstanceOf(ProtocolError);
+    expect(e.message).toBe(
+      "rank 1, combine recv, region combineSignal: expert ranks announced 3 rows, this rank's tokens use 4 slots",
+    );
+  });
+
+  it("argument, unsupported, destroyed and CUDA failures map to their classes", () => {
+    expect(mapNativeError(native("SY_ERR_INVALID_ARGUMENT", "x is NULL"), 2, 1)).toBeInstanceOf(InputError);
+    expect(mapNativeError(native("SY_ERR_UNSUPPORTED", "contiguous"), 2, 1)).toBeInstanceOf(UnsupportedError);
+    expect(mapNativeError(native("SY_ERR_STATE", "Endpoint was destroyed"), 2, 1)).toBeInstanceOf(
+      DestroyedError,
+    );
+    const cuda = mapNativeError(native("SY_ERR_CUDA", "endpoint.cc:120: cudaMalloc failed"), 2, 1);
+    expect(cuda).toBeInstanceOf(NativeError);
+    expect(cuda.message).toBe("rank 2: SY_ERR_CUDA: endpoint.cc:120: cudaMalloc failed");
+  });
+
+  it("errors cross the worker channel with their class and fields", () => {
+    const back = deserializeError(serializeError(new TimeoutError(1, 2, "combine recv", 300)));
+    expect(back).toBeInstanceOf(TimeoutError);
+    expect(back).toMatchObject({
+      name: "TimeoutError",
+      rank: 1,
+      peer: 2,
+      stage: "combine recv",
+      timeoutMs: 300,
+    });
+    expect(back.message).toMatch(/rank 1 waited 300 ms in combine recv for rank 2/);
+    const exit = deserializeError(serializeError(new WorkerExitError(3, null, "SIGKILL")));
+    expect(exit).toBeInstanceOf(WorkerExitError);
+    expect(exit.message).toMatch(/rank 3: worker process exited \(signal SIGKILL\)/);
+    expect(deserializeError({ name: "Weird", message: "m", fields: {} })).toBeInstanceOf(Error);
+  });
+});
