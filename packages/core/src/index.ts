@@ -1,4 +1,5 @@
 export * from "./backend/phases.js";
+export { readSignal } from "./backend/reference/context.js";
 export { RankHeap } from "./backend/reference/heap.js";
 export { referenceBackend } from "./backend/reference/index.js";
 export { ReferenceSession } from "./backend/reference/session.js";

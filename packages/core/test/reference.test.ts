@@ -9,6 +9,7 @@ import {
   PhaseError,
   ProtocolError,
   ReferenceSession,
+  readSignal,
   referenceCombine,
   referenceDispatch,
 } from "../src/index.js";
@@ -85,5 +86,27 @@ describe("ReferenceSession protocol checks", () => {
     for (let r = 0; r < 2; r++) await s.combineRecv(r);
     await step(0);
     await expect(s.dispatchRecv(0)).rejects.toThrow(/stale: epoch 1, this step is epoch 2/);
+  });
+});
+
+describe("readSignal", () => {
+  const where = { rank: 0, stage: "dispatch recv", region: "dispatchSignal", peer: 3, epoch: 2, max: 4 };
+  it.each([
+    [0, /missing/],
+    [encodeSignal(1, 2), /stale: epoch 1/],
+    [(2 << 21) >>> 0, /malformed/],
+    [encodeSignal(2, 5), /counts 5 rows, more than the 4/],
+  ])("refuses word %s naming the peer", (word, message) => {
+    try {
+      readSignal(word, where);
+      throw new Error("accepted");
+    } catch (e) {
+      expect(e).toBeInstanceOf(ProtocolError);
+      expect((e as ProtocolError).peer).toBe(3);
+      expect((e as Error).message).toMatch(message);
+    }
+  });
+  it("accepts this step's word", () => {
+    expect(readSignal(encodeSignal(2, 0), where)).toBe(0);
   });
 });

@@ -1,1 +1,3 @@
-export {};
+export { createBackend, unavailableReason, webgpuBackend } from "./backend.js";
+export { WebGpuError } from "./errors.js";
+export type { WebGpuSessionOptions } from "./session.js";

@@ -21,7 +21,7 @@ export function scaleExponent(amax: number): number {
   let s = Math.max(MIN_SCALE_EXP, Math.ceil(Math.log2(amax / FP8_MAX)));
   while (amax > FP8_MAX * 2 ** s) s++;
   while (s > MIN_SCALE_EXP && amax <= FP8_MAX * 2 ** (s - 1)) s--;
-  return s;
+  return s + 0; // never -0 (Math.ceil of a small negative is -0)
 }
 
 /**

@@ -23,29 +23,14 @@ export function readSignal(
 ): number {
   const s = decodeSignal(word);
   const at = `signal from rank ${where.peer}`;
-  if (s === null)
-    throw new ProtocolError(
-      where.rank,
-      where.stage,
-      where.region,
-      `${at} is missing (never written)`,
-      where.peer,
-    );
-  if (s.epoch !== where.epoch) {
-    throw new ProtocolError(
-      where.rank,
-      where.stage,
-      where.region,
-      `${at} is stale: epoch ${s.epoch}, this step is epoch ${where.epoch}`,
-    );
+  const fail = (detail: string) =>
+    new ProtocolError(where.rank, where.stage, where.region, detail, where.peer);
+  if (s === null) throw fail(`${at} is missing (never written)`);
+  if (s.epoch !== where.epoch)
+    throw fail(`${at} is stale: epoch ${s.epoch}, this step is epoch ${where.epoch}`);
+  if (s.count < 0) {
+    throw fail(`${at} is malformed: word 0x${word.toString(16)} has a zero count field (it holds count + 1)`);
   }
-  if (s.count > where.max) {
-    throw new ProtocolError(
-      where.rank,
-      where.stage,
-      where.region,
-      `${at} counts ${s.count} rows, more than the ${where.max} possible`,
-    );
-  }
+  if (s.count > where.max) throw fail(`${at} counts ${s.count} rows, more than the ${where.max} possible`);
   return s.count;
 }

@@ -1,0 +1,109 @@
+import { BackendUnavailableError } from "@switchyard/core";
+
+/** The one WebGPU device this process shares between sessions, with what we learnt about it. */
+export interface DeviceHandle {
+  /** The object `create()` returned: it must stay referenced while the device lives (Dawn frees its instance otherwise). */
+  readonly gpu: GPU;
+  readonly adapter: GPUAdapter;
+  readonly device: GPUDevice;
+  /** e.g. "llvmpipe (LLVM 19.1.7, 256 bits) / vulkan". */
+  readonly description: string;
+  /** Set once the device is lost; every later call fails with it. */
+  lost: string | null;
+  /** The last error no error scope caught (should never happen; reported by the next call). */
+  uncaptured: string | null;
+  /** Per-device caches (pipelines, layouts) owned by shaders.ts. */
+  readonly cache: Map<string, unknown>;
+}
+
+const SETUP_HINT =
+  "on a machine without a GPU run `bash scripts/setup-vulkan.sh` as root (it installs Mesa's lavapipe, " +
+  "a CPU Vulkan driver, Mesa >= 25); with a GPU, install its Vulkan driver";
+
+let pending: Promise<DeviceHandle> | null = null;
+
+async function open(): Promise<DeviceHandle> {
+  let mod: { create(options: string[]): GPU };
+  try {
+    mod = (await import("webgpu")) as unknown as { create(options: string[]): GPU };
+  } catch (e) {
+    throw new BackendUnavailableError(
+      "webgpu",
+      `the npm package "webgpu" (Dawn's Node bindings) failed to load: ${(e as Error).message}; ` +
+        `run \`npm ci\`, and check that its dist/ has a build for ${process.platform}-${process.arch}`,
+    );
+  }
+  const gpu = mod.create([]);
+  let adapter: GPUAdapter | null = null;
+  try {
+    adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
+  } catch (e) {
+    throw new BackendUnavailableError(
+      "webgpu",
+      `requestAdapter failed: ${(e as Error).message}; ${SETUP_HINT}`,
+    );
+  }
+  if (!adapter)
+    throw new BackendUnavailableError(
+      "webgpu",
+      `no WebGPU adapter (Dawn found no Vulkan device); ${SETUP_HINT}`,
+    );
+  const want = adapter.limits;
+  let device: GPUDevice;
+  try {
+    device = await adapter.requestDevice({
+      requiredLimits: {
+        maxStorageBufferBindingSize: want.maxStorageBufferBindingSize,
+        maxBufferSize: want.maxBufferSize,
+        maxStorageBuffersPerShaderStage: Math.min(want.maxStorageBuffersPerShaderStage, 10),
+        maxComputeWorkgroupsPerDimension: want.maxComputeWorkgroupsPerDimension,
+      },
+    });
+  } catch (e) {
+    throw new BackendUnavailableError("webgpu", `requestDevice failed: ${(e as Error).message}`);
+  }
+  const info = adapter.info;
+  const handle: DeviceHandle = {
+    gpu,
+    adapter,
+    device,
+    description: [info?.description || info?.device || info?.vendor || "unknown adapter", info?.architecture]
+      .filter(Boolean)
+      .join(" / "),
+    lost: null,
+    uncaptured: null,
+    cache: new Map(),
+  };
+  device.lost.then((l) => {
+    handle.lost = `device lost (${l.reason}): ${l.message || "no message"}`;
+    if (pending && handle === current) pending = null;
+  });
+  device.onuncapturederror = (ev) => {
+    handle.uncaptured = (ev as GPUUncapturedErrorEvent).error.message;
+  };
+  current = handle;
+  return handle;
+}
+
+let current: DeviceHandle | null = null;
+
+/** The shared device, opened on first use; a lost device is replaced on the next call. */
+export function acquireDevice(): Promise<DeviceHandle> {
+  if (!pending) {
+    pending = open();
+    pending.catch(() => {
+      pending = null;
+    });
+  }
+  return pending;
+}
+
+/** null when a device can be had, else why not and what to do. Never throws. */
+export async function deviceUnavailableReason(): Promise<string | null> {
+  try {
+    await acquireDevice();
+    return null;
+  } catch (e) {
+    return e instanceof BackendUnavailableError ? e.reason : `unexpected error opening WebGPU: ${String(e)}`;
+  }
+}

@@ -1,0 +1,131 @@
+// common.wgsl: included first in every stage (after the generated header, see shaders.ts).
+//
+// The parameter block P holds core's `layoutParams` (region offsets and sizes in bytes, scalars)
+// followed by this package's work-buffer offsets (in u32 words); kernels index it with the
+// generated P_* constants and never derive an offset themselves.
+
+struct Params {
+  v: array<vec4<u32>, NP4>,
+}
+
+/// A storage binding of [base, base + size) bytes of a rank's heap or local buffer. An item (row,
+/// signal word, token block) starting at byte `a` is handled by this window iff a / stride == index.
+struct Window {
+  base: u32,
+  stride: u32,
+  index: u32,
+  size: u32,
+}
+
+/// Per-dispatch values (one slot of the call ring, bound with a dynamic offset).
+struct Call {
+  rank: u32,    // the rank running the stage
+  peer: u32,    // the rank a put or signal goes to (dispatch send: destination; combine send: home)
+  tokens: u32,  // T, tokens `rank` passed this step
+  epoch: u32,   // this step's epoch (core signal.ts)
+  phase: u32,   // bf16 row copies: 0 whole words, 1 a row's last half-word, 2 a row's first half-word
+  groups: u32,  // workgroups along x of a row kernel (written into indirect args)
+  zero: u32,    // always 0; keeps compilers from contracting a * b + c (combine_recv)
+  spare: u32,
+  a: Window,    // the heap-side binding (or the local buffer where a kernel reads it instead)
+  b: Window,    // the local binding of `gather`
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<uniform> C: Call;
+
+fn p(i: u32) -> u32 {
+  return P.v[i >> 2u][i & 3u];
+}
+
+/// Linear invocation index of a 1-D grid laid out as (x <= MAX_GROUPS, y) workgroups.
+fn lin(gid: vec3u, nwg: vec3u) -> u32 {
+  return gid.x + gid.y * nwg.x * WG;
+}
+
+fn mine_a(byte_addr: u32) -> bool {
+  return byte_addr / C.a.stride == C.a.index;
+}
+
+fn at_a(byte_addr: u32) -> u32 {
+  return (byte_addr - C.a.base) >> 2u;
+}
+
+fn mine_b(byte_addr: u32) -> bool {
+  return byte_addr / C.b.stride == C.b.index;
+}
+
+fn at_b(byte_addr: u32) -> u32 {
+  return (byte_addr - C.b.base) >> 2u;
+}
+
+fn contiguous() -> bool {
+  return p(P_layoutContiguous) == 1u;
+}
+
+fn align_up(n: u32, a: u32) -> u32 {
+  return ((n + a - 1u) / a) * a;
+}
+
+/// Words of a dispatch row (payload only): ceil(H * dispatch bytes / 4).
+fn payload_words() -> u32 {
+  return (p(P_hidden) * p(P_dispatchElemBytes) + 3u) / 4u;
+}
+
+// ---- signal words (core signal.ts): epoch << 21 | (count + 1) ----
+
+fn signal_word(epoch: u32, count: u32) -> u32 {
+  return (epoch << 21u) | (count + 1u);
+}
+
+fn signal_count(w: u32) -> u32 {
+  return (w & 0x1fffffu) - 1u;
+}
+
+/// Why a receive stage refuses word `w` (0: it is fine), in core's readSignal order.
+fn signal_fault(w: u32, epoch: u32, max_count: u32) -> u32 {
+  if (w == 0u) {
+    return FAULT_MISSING;
+  }
+  if ((w >> 21u) != epoch) {
+    return FAULT_STALE;
+  }
+  if ((w & 0x1fffffu) == 0u) {
+    return FAULT_MALFORMED;
+  }
+  if (signal_count(w) > max_count) {
+    return FAULT_TOO_MANY;
+  }
+  return 0u;
+}
+
+/// Element `e` (bf16 bits) of an array of packed words, given the word holding it.
+fn half_of(word: u32, e: u32) -> u32 {
+  return (word >> ((e & 1u) * 16u)) & 0xffffu;
+}
+
+// ---- the dispatch signal words a receiving rank reads, in core's check order ----
+// masked: q = e * R + s -> dispatchSignal[e][s]
+// contiguous: q = s * (L + 1) + j -> j == 0: dispatchSignal[s], else countSignal[s][j - 1]
+
+fn dispatch_signal_words() -> u32 {
+  let R = p(P_ranks);
+  let L = p(P_localExperts);
+  if (contiguous()) {
+    return R * (L + 1u);
+  }
+  return L * R;
+}
+
+fn dispatch_signal_addr(q: u32) -> u32 {
+  let L = p(P_localExperts);
+  if (!contiguous()) {
+    return p(P_dispatchSignal_offset) + q * 4u;
+  }
+  let s = q / (L + 1u);
+  let j = q % (L + 1u);
+  if (j == 0u) {
+    return p(P_dispatchSignal_offset) + s * 4u;
+  }
+  return p(P_countSignal_offset) + (s * L + j - 1u) * 4u;
+}

@@ -1,0 +1,4 @@
+import { describeConformance } from "@switchyard/conformance/vitest";
+import { webgpuBackend } from "../src/index.js";
+
+describeConformance(webgpuBackend);
