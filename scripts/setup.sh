@@ -4,5 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-vulkan.sh || echo "setup: no Vulkan driver; the WebGPU backend will report itself unavailable (see above)"
-npm ci --no-audit --no-fund
+# `npm install` rather than `npm ci`: the registry reachable here serves only this platform's builds
+# of biome, esbuild and rollup, so the lockfile cannot list the others and `npm ci` refuses it as
+# out of sync. The committed lockfile still pins every version installed.
+npm install --no-audit --no-fund
 npx turbo run build

@@ -3,7 +3,8 @@
 // closing line that adds up every package's vitest "Tests" line: "N passed, N failed, N skipped".
 import { readFileSync } from "node:fs";
 
-const log = readFileSync(0, "utf8").replace(/\x1b\[[0-9;]*m/g, "");
+const ansi = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+const log = readFileSync(0, "utf8").replace(ansi, "");
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let files = 0;
 for (const line of log.split("\n")) {
