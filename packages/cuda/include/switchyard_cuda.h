@@ -35,11 +35,14 @@ typedef enum sy_status {
   SY_ERR_PROTOCOL = 5,         /* a receive stage found a broken signal: see sy_error_info */
   SY_ERR_UNSUPPORTED = 6,      /* the layout or config is not supported by this build */
   SY_ERR_STATE = 7,            /* the object is in the wrong state (destroyed, not initialised) */
-  SY_ERR_INTERNAL = 8
+  SY_ERR_INTERNAL = 8,
+  SY_ERR_NCCL = 9              /* an NCCL call failed (the bench's baseline) */
 } sy_status;
 
 typedef struct sy_runtime sy_runtime;   /* one per process: NVSHMEM on one GPU */
 typedef struct sy_endpoint sy_endpoint; /* one rank's buffers for one config */
+typedef struct sy_nccl sy_nccl;         /* one per process: the NCCL communicator of the bench's baseline */
+typedef struct sy_baseline sy_baseline; /* one rank's buffers of the NCCL baseline for one config */
 
 /* What a receive kernel recorded. stage: 1 dispatch recv, 2 combine recv. code: 1 timeout,
  * 2 count too large, 3 stale or foreign epoch, 4 rows announced != slots used. region: index in
@@ -80,7 +83,14 @@ int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* 
 /* Device address of counts [localExperts, ranks] int32, written by dispatch recv. */
 int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts);
 
-/* The four phases (masked layout). Pointers are device addresses; num_tokens <= maxTokensPerRank.
+/* Contiguous layout: grid size of its copy kernels (the SM budget; default SWITCHYARD_CONTIGUOUS_BLOCKS
+ * or 24, at most the SM count). No effect on the masked layout. */
+int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks);
+/* Device memory the endpoint allocated (symmetric heap, staging, local buffers, scratch) and, of it,
+ * the local output buffers (contiguous: recvX, recvScales, recvMeta). */
+int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* local_bytes);
+
+/* The four phases (masked or contiguous layout, from the parameters' layoutContiguous). Pointers are device addresses; num_tokens <= maxTokensPerRank.
  * x [T, hidden] in the input dtype; scales [T, hidden/128] fp32 for fp8 input, else NULL;
  * topk_idx [T, topK] int32; topk_weights [T, topK] fp32; expert_out [rows, hidden] bf16; y [T, hidden] bf16. */
 int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
@@ -113,6 +123,33 @@ int sy_event_elapsed_ms(void* start, void* end, float* ms);
 /* Peer-copy bandwidth: every rank writes `bytes` into each peer's heap with 16-byte stores (all at once),
  * `iters` times; *gbps is bytes written by this rank per second, in GB/s (1e9). */
 int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps);
+
+/* Benchmark helpers. cudaMemGetInfo of the current device. */
+int sy_mem_get_info(uint64_t* free_bytes, uint64_t* total_bytes);
+/* `count` random elements at `ptr`, deterministic per (seed, index), on `stream`. kind: 0 bf16 with
+ * magnitudes over 17 binades per 128-block, 1 fp8-e4m3 bits (no NaN), 2 fp32 powers of two, 3 bf16 in [-3, 3]. */
+int sy_fill_random(void* ptr, uint64_t count, int kind, uint64_t seed, void* stream);
+
+/* NCCL baseline (the bench's "plain way"): count exchange, host synchronisation, grouped
+ * ncclSend / ncclRecv with splits, the reverse for combine and a weighted sum. Row order and
+ * arithmetic are the contiguous layout's, so its outputs equal core's reference. SY_ERR_UNSUPPORTED
+ * when the addon was built without NCCL. NCCL_NVLS_ENABLE=0 is forced in the process. */
+int sy_nccl_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
+int sy_nccl_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device, sy_nccl** out);
+int sy_nccl_version(const sy_nccl* nc, int* version);
+int sy_nccl_destroy(sy_nccl* nc);
+/* params: core's layoutParams of the config with layout "contiguous" (SY_PARAM_COUNT values); dpSize 1. */
+int sy_baseline_create(sy_nccl* nc, const uint64_t* params, size_t count, sy_baseline** out);
+int sy_baseline_destroy(sy_baseline* bl);
+/* Blocks the host for the count exchange. Output in the contiguous layout's recvX / recvScales / recvMeta. */
+int sy_baseline_dispatch(sy_baseline* bl, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
+                         void* stream);
+int sy_baseline_combine(sy_baseline* bl, const void* expert_out, const int32_t* topk_idx, const float* topk_weights,
+                        int num_tokens, void* y, void* stream);
+/* Local output regions (recvX, recvScales, recvMeta: index in REGION_NAMES), counts [L, R] int32, memory. */
+int sy_baseline_region(const sy_baseline* bl, int region, void** ptr, uint64_t* bytes);
+int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts);
+int sy_baseline_memory(const sy_baseline* bl, uint64_t* device_bytes);
 
 #ifdef __cplusplus
 }

@@ -23,10 +23,27 @@ out="$pkg/build"
 obj="$out/obj"
 mkdir -p "$obj"
 gencode="-gencode=arch=compute_${arch},code=sm_${arch}"
+# NCCL for the bench's baseline: NCCL_HOME, else the system's (/usr/include/nccl.h + libnccl.so),
+# else the nvidia-nccl wheel next to NVSHMEM's. Without it the addon builds with SY_WITH_NCCL=0
+# and the baseline reports SY_ERR_UNSUPPORTED.
+nccl_inc="" nccl_link=()
+for d in "${NCCL_HOME:-}" /usr /usr/local "$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null || true)"; do
+  [ -n "$d" ] && [ -f "$d/include/nccl.h" ] || continue
+  nccl_inc="$d/include"
+  for l in "$d/lib" "$d/lib64" /usr/lib/x86_64-linux-gnu; do
+    if [ -e "$l/libnccl.so" ]; then nccl_link=(-L"$l" -lnccl -Wl,-rpath,"$l"); break; fi
+    so=$(ls "$l"/libnccl.so.* 2>/dev/null | head -1 || true)
+    if [ -n "$so" ]; then nccl_link=("$so" -Wl,-rpath,"$l"); break; fi
+  done
+  [ ${#nccl_link[@]} -gt 0 ] && break
+  nccl_inc=""
+done
+nccl_flags=(-DSY_WITH_NCCL=0)
+[ -n "$nccl_inc" ] && nccl_flags=(-DSY_WITH_NCCL=1 -I"$nccl_inc")
 flags=(-std=c++17 -O3 -rdc=true "$gencode" -Xcompiler -fPIC -Xcompiler -fvisibility=hidden
-  -I"$pkg/include" -I"$NVSHMEM_HOME/include" -I"$napi_inc" -I"$node_inc"
+  -I"$pkg/include" -I"$NVSHMEM_HOME/include" -I"$napi_inc" -I"$node_inc" "${nccl_flags[@]}"
   -DNAPI_VERSION=8 -DNODE_ADDON_API_DISABLE_DEPRECATED -DNAPI_CPP_EXCEPTIONS)
-echo "build:native: nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), sm_${arch}, NVSHMEM_HOME=$NVSHMEM_HOME"
+echo "build:native: nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), sm_${arch}, NVSHMEM_HOME=$NVSHMEM_HOME, NCCL ${nccl_inc:-none (baseline disabled)}"
 srcs=("$pkg"/src/native/kernels/*.cu "$pkg"/src/native/host/*.cc "$pkg"/src/native/binding/*.cc)
 objs=()
 pids=()
@@ -36,11 +53,13 @@ for f in "${srcs[@]}"; do
   nvcc "${flags[@]}" -x cu -c "$f" -o "$o" &
   pids+=("$!")
 done
-for p in "${pids[@]}"; do wait "$p"; done
+fail=0
+for p in "${pids[@]}"; do wait "$p" || fail=1; done
+[ "$fail" = 0 ] || { echo "build:native: compilation failed"; exit 1; }
 # Device link: resolves the kernels' calls into libnvshmem_device.a.
 nvcc "$gencode" -Xcompiler -fPIC -dlink "${objs[@]}" -L"$NVSHMEM_HOME/lib" -lnvshmem_device -o "$obj/dlink.o"
 # Host link of the shared library (no second device link: plain host compiler).
 "${CXX:-g++}" -shared -o "$out/switchyard_cuda.node" "${objs[@]}" "$obj/dlink.o" \
-  -L"$NVSHMEM_HOME/lib" -lnvshmem_host -lnvshmem_device -L"$cuda_home/lib64" -lcudart \
+  -L"$NVSHMEM_HOME/lib" -lnvshmem_host -lnvshmem_device "${nccl_link[@]}" -L"$cuda_home/lib64" -lcudart \
   -Wl,-rpath,"$NVSHMEM_HOME/lib" -Wl,-rpath,"$cuda_home/lib64"
 echo "build:native: wrote $out/switchyard_cuda.node"

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, after scripts/gpu-pack.sh filled .gpu/:
 #   bash packages/cuda/scripts/device-run.sh build smoke checks deepseek conformance
-# Every step logs to $OUT/<step>.log (what the device tool brings back) and is bounded by `timeout`.
+#   bash packages/cuda/scripts/device-run.sh issue5     (= build smoke contig2 contig4 baseline bench
+#                                                          conformance-contig conformance-contig-2gpu pack)
+# Every step logs to $OUT/<step>.log (what the device tool brings back) and is bounded by `timeout`;
+# all steps together stay within SWITCHYARD_DEADLINE seconds (default 570, the device tool allows 600):
+# a step that would not fit is skipped and says so.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
@@ -13,26 +17,59 @@ tar xf .gpu/app.tar
 gpus=$(nvidia-smi -L | wc -l)
 { nvidia-smi -L; nvidia-smi topo -m; git rev-parse HEAD 2>/dev/null || true; } >"$OUT/machine.log" 2>&1
 cli=packages/cuda/dist/cli.js
+conf=packages/conformance/dist/cli/main.js
+deadline=${SWITCHYARD_DEADLINE:-570}
+[ -f .gpu/commit ] && export SWITCHYARD_COMMIT="$(cat .gpu/commit)"
 status=0
 step() { # name timeout command...
   local name=$1 t=$2
   shift 2
-  echo "=== $name: $*"
+  local left=$((deadline - SECONDS - 15))
+  if [ "$left" -lt 30 ]; then
+    echo "=== $name: skipped, $((deadline - SECONDS)) s left of the ${deadline} s deadline" | tee -a "$OUT/summary.txt"
+    status=1
+    return 1
+  fi
+  [ "$t" -gt "$left" ] && t=$left
+  echo "=== $name: $* (timeout $t s)"
   local t0=$SECONDS
   timeout --kill-after=10 "$t" "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
   tail -n 40 "$OUT/$name.log"
   echo "=== $name: rc=$rc in $((SECONDS - t0)) s"
+  echo "$name: rc=$rc in $((SECONDS - t0)) s" >>"$OUT/summary.txt"
   [ $rc = 0 ] || status=1
   return $rc
 }
+steps=()
 for s in "$@"; do
+  if [ "$s" = issue5 ]; then
+    steps+=(build smoke contig2 contig4 baseline bench conformance-contig conformance-contig-2gpu pack)
+  else
+    steps+=("$s")
+  fi
+done
+for s in "${steps[@]}"; do
   case $s in
     build) step build 300 bash packages/cuda/scripts/build-native.sh || exit 1 ;;
     smoke) step smoke 120 node "$cli" checks --ranks 2 --only 0 ;;
     checks) step checks2 300 node "$cli" checks --ranks 2 --json "$OUT/checks2.json"
       [ "$gpus" -ge 4 ] && step checks4 300 node "$cli" checks --ranks 4 --json "$OUT/checks4.json" ;;
     deepseek) step deepseek 300 node "$cli" deepseek --ranks 4 --replays 200 --json "$OUT/deepseek.json" ;;
+    contig2) # the contiguous layout against core's reference: eager step + graph replays, timeouts
+      step contig2 150 env SWITCHYARD_CUDA_CONTIGUOUS=1 node "$cli" checks --ranks 2 --layout contiguous --json "$OUT/contig2.json" ;;
+    contig4) [ "$gpus" -ge 4 ] && step contig4 150 env SWITCHYARD_CUDA_CONTIGUOUS=1 node "$cli" checks --ranks 4 --layout contiguous --json "$OUT/contig4.json" ;;
+    baseline) # the NCCL baseline against core's reference (before its times mean anything)
+      step baseline 120 node "$cli" baseline --ranks "$([ "$gpus" -ge 4 ] && echo 4 || echo 2)" --json "$OUT/baseline.json" ;;
+    bench) # switchyard bench through the CLI users run (the conformance package's), else the cuda CLI
+      bench_cli=("$cli" bench)
+      [ -f "$conf" ] && bench_cli=("$conf" bench)
+      step bench "${BENCH_TIMEOUT:-240}" node "${bench_cli[@]}" --json "$OUT/bench.json" --svg "$OUT/bench.svg" ${BENCH_ARGS:-} ;;
+    conformance-contig | conformance-contig-2gpu)
+      if [ ! -f "$conf" ]; then echo "=== $s: $conf not built; skipped"; continue; fi
+      vis=()
+      [ "$s" = conformance-contig-2gpu ] && vis=(CUDA_VISIBLE_DEVICES=0,1)
+      step "$s" "${CONFORMANCE_TIMEOUT:-150}" env "${vis[@]}" SWITCHYARD_CUDA_CONTIGUOUS=1 node "$conf" conformance --backend cuda --json "$OUT/$s.json" ;;
     conformance | conformance-deep | conformance-2gpu)
       # The suite picks world sizes up to the backend's maxRanks (= visible GPUs): 1..4 here,
       # and 1..2 with CUDA_VISIBLE_DEVICES=0,1.
@@ -43,8 +80,10 @@ for s in "$@"; do
         conformance-deep) step conformance-deep "${CONFORMANCE_DEEP_TIMEOUT:-540}" node "$conf" conformance --backend cuda --deep --json "$OUT/conformance-deep.json" ;;
         conformance-2gpu) step conformance-2gpu "${CONFORMANCE_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0,1 node "$conf" conformance --backend cuda --json "$OUT/conformance-2gpu.json" ;;
       esac ;;
-    pack) # at most 8 files come back from the device tool: fold the logs into one archive
-      (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null && find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' -delete) ;;
+    pack) # at most 8 files come back from the device tool: logs and JSON into one archive; the
+      # bench's JSON and SVG and the summary stay beside it
+      (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null &&
+        find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name bench.json ! -name bench.svg -delete) ;;
     *) echo "unknown step $s"; status=1 ;;
   esac
 done

@@ -19,4 +19,6 @@ paths=(packages/core/dist packages/cuda/dist node_modules/@switchyard node_modul
   node_modules/node-addon-api node_modules/node-api-headers)
 [ -f packages/conformance/dist/index.js ] && paths+=(packages/conformance/dist)
 tar cf .gpu/app.tar "${paths[@]}"
+# The commit the run is of (the device machine's copy may have no .git): read by device-run.sh.
+echo "$(git rev-parse HEAD)$( [ -n "$(git status --porcelain)" ] && echo ' (dirty)')" > .gpu/commit
 du -sh .gpu/app.tar .gpu

@@ -10,19 +10,24 @@ import {
   UnsupportedError,
   validateConfig,
 } from "@switchyard/core";
+import { contiguousEnabled, layoutRefusal } from "./features.js";
 import { visibleGpuCount } from "./gpus.js";
 import { loadNative } from "./native/loader.js";
 import { acquireGroup } from "./pool.js";
 import { CudaSession } from "./session.js";
 
 /**
- * What this backend runs: the masked layout, bf16 or fp8 in and out (bf16 -> fp8 quantised in
- * dispatch send), DP groups, deterministic row order; one process per GPU, so at most as many
- * ranks as visible GPUs.
+ * What this backend runs: the masked layout (and the contiguous one with
+ * SWITCHYARD_CUDA_CONTIGUOUS=1, until a GPU run proves it), bf16 or fp8 in and out (bf16 -> fp8
+ * quantised in dispatch send), DP groups, deterministic row order; one process per GPU, so at
+ * most as many ranks as visible GPUs.
  */
-export function cudaCapabilities(gpus = visibleGpuCount()): Capabilities {
+export function cudaCapabilities(
+  gpus = visibleGpuCount(),
+  env: NodeJS.ProcessEnv = process.env,
+): Capabilities {
   return Object.freeze({
-    layouts: ["masked"],
+    layouts: contiguousEnabled(env) ? (["masked", "contiguous"] as const) : (["masked"] as const),
     inputDtypes: ["bf16", "fp8-e4m3"],
     dispatchDtypes: ["bf16", "fp8-e4m3"],
     maxRanks: gpus,
@@ -56,9 +61,8 @@ export const cudaBackend: Backend = {
   unavailableReason: cudaUnavailableReason,
   async createSession(config: EpConfig, options: SessionOptions = {}): Promise<Session> {
     validateConfig(config);
-    if (config.layout !== "masked") {
-      throw new UnsupportedError("cuda", `the ${config.layout} layout (only masked is implemented so far)`);
-    }
+    const refusal = layoutRefusal(config.layout);
+    if (refusal !== null) throw new UnsupportedError("cuda", refusal);
     const reason = await cudaUnavailableReason();
     if (reason !== null) throw new BackendUnavailableError("cuda", reason);
     const gpus = visibleGpuCount();

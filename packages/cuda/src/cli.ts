@@ -1,14 +1,21 @@
 #!/usr/bin/env node
 /**
- * GPU checks and the DeepSeek-like benchmark, for machines with the native addon and GPUs:
- *   node dist/cli.js checks [--ranks N] [--json out.json]   graph replay checks, put path, timeouts
+ * GPU checks and benchmarks, for machines with the native addon and GPUs:
+ *   node dist/cli.js checks [--ranks N] [--layout masked|contiguous] [--only i] [--json out.json]
+ *       graph replay checks against core's reference (put path too for masked), missing-rank timeouts
+ *   node dist/cli.js baseline [--ranks N] [--json out.json]   the NCCL baseline against core's reference
  *   node dist/cli.js deepseek [--ranks 4] [--replays 200] [--json out.json]
+ *   node dist/cli.js bench ...                                  same as `switchyard bench ...`
  * Prints a table last; exits 1 if any check failed.
  */
 import { writeFileSync } from "node:fs";
-import { defineConfig, type EpConfig } from "@switchyard/core";
+import type { EpConfig } from "@switchyard/core";
 import { cudaUnavailableReason } from "./backend.js";
+import { runBench } from "./bench/run.js";
+import { runBaselineChecks } from "./checks/baselineRun.js";
+import { baselineConfigs, checkConfigs } from "./checks/configs.js";
 import { deepSeekConfig, median, runGraphCheck, runTimeoutChecks } from "./checks/run.js";
+import { CONTIGUOUS_ENV } from "./features.js";
 import { drainPool } from "./pool.js";
 
 function arg(name: string, fallback: string): string {
@@ -17,39 +24,22 @@ function arg(name: string, fallback: string): string {
 }
 
 function describe(c: EpConfig): string {
-  return `R${c.ranks} dp${c.dpSize} E${c.experts} K${c.topK} H${c.hidden} M${c.maxTokensPerRank} ${c.inputDtype}->${c.dispatchDtype}`;
+  return `R${c.ranks} dp${c.dpSize} E${c.experts} K${c.topK} H${c.hidden} M${c.maxTokensPerRank} ${c.inputDtype}->${c.dispatchDtype}${c.layout === "contiguous" ? ` contiguous A${c.expertAlignment}` : ""}`;
 }
 
-async function checks(ranks: number): Promise<{ ok: boolean; report: unknown }> {
-  const configs: EpConfig[] = [
-    defineConfig({ ranks, experts: 4 * ranks, topK: 3, hidden: 256, maxTokensPerRank: 33 }),
-    defineConfig({ ranks, experts: 2 * ranks, topK: 2, hidden: 100, maxTokensPerRank: 17 }),
-    defineConfig({
-      ranks,
-      experts: 8 * ranks,
-      topK: 4,
-      hidden: 512,
-      maxTokensPerRank: 64,
-      dispatchDtype: "fp8-e4m3",
-    }),
-    defineConfig({
-      ranks,
-      experts: 2 * ranks,
-      topK: 2,
-      hidden: 384,
-      maxTokensPerRank: 40,
-      inputDtype: "fp8-e4m3",
-      dispatchDtype: "fp8-e4m3",
-    }),
-    defineConfig({ ranks, dpSize: 2, experts: 2 * ranks, topK: 3, hidden: 256, maxTokensPerRank: 24 }),
-  ];
+async function checks(
+  ranks: number,
+  layout: "masked" | "contiguous",
+): Promise<{ ok: boolean; report: unknown }> {
   const rows: string[] = [];
   const report: unknown[] = [];
   let ok = true;
   const only = arg("only", "");
-  for (const [i, c] of configs.entries()) {
+  for (const [i, c] of checkConfigs(ranks, layout).entries()) {
     if (only !== "" && Number(only) !== i) continue;
-    for (const transport of i === 0 || i === 2 ? (["direct", "put"] as const) : (["direct"] as const)) {
+    const transports =
+      layout === "masked" && (i === 0 || i === 2) ? (["direct", "put"] as const) : (["direct"] as const);
+    for (const transport of transports) {
       const r = await runGraphCheck(c, { seed: 100 + i, transport, warmup: 1, replays: 4, checkEvery: true });
       ok &&= r.ok;
       report.push(r);
@@ -58,17 +48,27 @@ async function checks(ranks: number): Promise<{ ok: boolean; report: unknown }> 
       );
     }
   }
-  const t = only === "" ? await runTimeoutChecks(500) : [];
+  const t = only === "" ? await runTimeoutChecks(500, layout) : [];
   for (const c of t) {
     ok &&= c.ok;
     rows.push(
-      `${c.ok ? "PASS" : "FAIL"} timeout: ${c.case}: ${c.detail.slice(0, 160)} after ${c.elapsedMs} ms`,
+      `${c.ok ? "PASS" : "FAIL"} timeout (${layout}): ${c.case}: ${c.detail.slice(0, 160)} after ${c.elapsedMs} ms`,
     );
   }
   report.push({ timeouts: t });
   await drainPool();
   console.log(rows.join("\n"));
   return { ok, report };
+}
+
+async function baseline(ranks: number): Promise<{ ok: boolean; report: unknown }> {
+  const out = await runBaselineChecks(baselineConfigs(ranks));
+  const rows = out.map(
+    (r) =>
+      `${r.ok ? "PASS" : "FAIL"} nccl baseline ${describe(r.config)} (3 steps vs reference, ${r.wallMs} ms)${r.ok ? "" : `: ${r.errors.slice(0, 3).join(" | ")}`}`,
+  );
+  console.log(rows.length ? rows.join("\n") : "FAIL nccl baseline: no check ran");
+  return { ok: out.length > 0 && out.every((r) => r.ok), report: out };
 }
 
 async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; report: unknown }> {
@@ -84,10 +84,8 @@ async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; 
   const cMed = r.results.map((x) => median(x.combineMs));
   const lines = [
     `DeepSeek-like step: ${describe(config)}, ${replays} graph replays after 20 warm-up, CUDA events`,
-  ];
-  lines.push(
     "rank | dispatch median us | combine median us | remote dispatch MB | remote combine MB | peer-write GB/s",
-  );
+  ];
   r.results.forEach((x, i) => {
     lines.push(
       `${i} | ${(dMed[i] * 1000).toFixed(1)} | ${(cMed[i] * 1000).toFixed(1)} | ${(x.remoteDispatchBytes / 1e6).toFixed(2)} | ${(x.remoteCombineBytes / 1e6).toFixed(2)} | ${r.peerWriteGBps?.[i]?.toFixed(1)}`,
@@ -96,11 +94,9 @@ async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; 
   const bw = Math.min(...(r.peerWriteGBps ?? [Number.NaN]));
   const dBytes = Math.max(...r.results.map((x) => x.remoteDispatchBytes));
   const cBytes = Math.max(...r.results.map((x) => x.remoteCombineBytes));
-  const dMax = Math.max(...dMed);
-  const cMax = Math.max(...cMed);
   lines.push(
-    `slowest rank: dispatch ${(dMax * 1000).toFixed(1)} us (bandwidth floor ${((dBytes / (bw * 1e9)) * 1e6).toFixed(1)} us at ${bw.toFixed(0)} GB/s), ` +
-      `combine ${(cMax * 1000).toFixed(1)} us (floor ${((cBytes / (bw * 1e9)) * 1e6).toFixed(1)} us)`,
+    `slowest rank: dispatch ${(Math.max(...dMed) * 1000).toFixed(1)} us (bandwidth floor ${((dBytes / (bw * 1e9)) * 1e6).toFixed(1)} us at ${bw.toFixed(0)} GB/s), ` +
+      `combine ${(Math.max(...cMed) * 1000).toFixed(1)} us (floor ${((cBytes / (bw * 1e9)) * 1e6).toFixed(1)} us)`,
   );
   lines.push(
     `${r.ok ? "PASS" : "FAIL"} DeepSeek step checked against core's reference (eager + last replay)${r.ok ? "" : `: ${r.errors.slice(0, 3).join(" | ")}`}`,
@@ -121,13 +117,24 @@ async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; 
 
 async function main(): Promise<void> {
   const cmd = process.argv[2] ?? "checks";
+  if (cmd === "bench") {
+    process.exit(await runBench(process.argv.slice(3)));
+  }
   const reason = await cudaUnavailableReason();
   if (reason !== null) {
     console.error(`cuda backend unavailable: ${reason}`);
     process.exit(2);
   }
   const ranks = Number(arg("ranks", cmd === "deepseek" ? "4" : "2"));
-  const out = cmd === "deepseek" ? await deepseek(ranks, Number(arg("replays", "200"))) : await checks(ranks);
+  const layout = arg("layout", "masked") === "contiguous" ? "contiguous" : "masked";
+  // These checks are how the contiguous layout gets proven: let its sessions through.
+  if (layout === "contiguous") process.env[CONTIGUOUS_ENV] = "1";
+  const out =
+    cmd === "deepseek"
+      ? await deepseek(ranks, Number(arg("replays", "200")))
+      : cmd === "baseline"
+        ? await baseline(ranks)
+        : await checks(ranks, layout);
   const json = arg("json", "");
   if (json) writeFileSync(json, JSON.stringify(out.report, null, 1));
   process.exit(out.ok ? 0 : 1);

@@ -1,4 +1,5 @@
 import {
+  alignUp,
   computeLayout,
   DEFAULT_TIMEOUT_MS,
   DestroyedError,
@@ -15,6 +16,7 @@ import {
   validateConfig,
 } from "@switchyard/core";
 import { mapNativeError } from "./errors.js";
+import { layoutRefusal } from "./features.js";
 import type { NativeAddon, NativeEndpoint } from "./native/types.js";
 import { packParams } from "./params.js";
 import type { CudaRuntime } from "./runtime.js";
@@ -96,9 +98,8 @@ export class RankEndpoint {
     options: EndpointOptions = {},
   ): RankEndpoint {
     validateConfig(config);
-    if (config.layout !== "masked") {
-      throw new UnsupportedError("cuda", `the ${config.layout} layout (only masked is implemented)`);
-    }
+    const refusal = layoutRefusal(config.layout);
+    if (refusal !== null) throw new UnsupportedError("cuda", refusal);
     if (config.ranks !== runtime.ranks) {
       throw new InputError(
         runtime.rank,
@@ -227,37 +228,38 @@ export class RankEndpoint {
     }
   }
 
-  /** Host copy of what the last dispatchRecv delivered (synchronizes `stream` first). */
-  async readDispatch(stream = 0n): Promise<DispatchResult> {
+  /**
+   * The contiguous layout's SM budget: grid size of its copy kernels (default
+   * SWITCHYARD_CONTIGUOUS_BLOCKS or 24). No effect on the masked layout.
+   */
+  setBlocks(blocks: number): void {
+    this.live();
+    if (!Number.isInteger(blocks) || blocks < 1)
+      throw new RangeError(`setBlocks: blocks ${blocks} must be >= 1`);
+    this.call(() => this.native.setBlocks(blocks));
+  }
+
+  /** Device memory this endpoint allocated: all of it, and the local output buffers (contiguous). */
+  memory(): { deviceBytes: number; localBytes: number } {
+    this.live();
+    return this.call(() => this.native.memory());
+  }
+
+  /** Per (local expert, source) row counts [L, R] of the last dispatchRecv (synchronizes `stream` first). */
+  async readCounts(stream = 0n): Promise<Int32Array> {
     await this.synchronize(stream);
-    const c = this.config;
-    const R = c.ranks;
-    const L = localExperts(c);
-    const M = c.maxTokensPerRank;
-    const xr = this.region("dispatchX");
-    const x = c.dispatchDtype === "bf16" ? new Uint16Array(xr.bytes / 2) : new Uint8Array(xr.bytes);
-    this.addon.copyToHost(x, xr.ptr);
-    let scales: Float32Array | null = null;
-    if (scalesPerRow(c, c.dispatchDtype) > 0) {
-      const sr = this.region("dispatchScales");
-      scales = new Float32Array(sr.bytes / 4);
-      this.addon.copyToHost(scales, sr.ptr);
-    }
-    const mr = this.region("dispatchMeta");
-    const meta = new Int32Array(mr.bytes / 4);
-    this.addon.copyToHost(meta, mr.ptr);
-    const sourceCounts = new Int32Array(L * R);
+    const counts = new Int32Array(localExperts(this.config) * this.config.ranks);
     this.addon.copyToHost(
-      sourceCounts,
+      counts,
       this.call(() => this.native.counts()),
     );
-    const expertCounts = new Int32Array(L);
-    const expertOffsets = new Int32Array(L);
-    for (let e = 0; e < L; e++) {
-      expertOffsets[e] = e * R * M;
-      for (let s = 0; s < R; s++) expertCounts[e] += sourceCounts[e * R + s];
-    }
-    return { x, scales, meta, expertOffsets, expertCounts, sourceCounts };
+    return counts;
+  }
+
+  /** Host copy of what the last dispatchRecv delivered (synchronizes `stream` first). */
+  async readDispatch(stream = 0n): Promise<DispatchResult> {
+    const sourceCounts = await this.readCounts(stream);
+    return readDispatchResult(this.config, sourceCounts, (name) => this.region(name), this.addon);
   }
 
   /** Frees the heap (collective). Later calls throw DestroyedError. */
@@ -266,4 +268,42 @@ export class RankEndpoint {
     this.destroyed = true;
     this.call(() => this.native.destroy());
   }
+}
+
+/**
+ * A DispatchResult from device regions: masked reads dispatchX / dispatchScales / dispatchMeta
+ * (expert e's rows at e * R * M); contiguous reads recvX / recvScales / recvMeta, expert offsets
+ * are the counts' padded prefix sums (what dispatch recv laid out).
+ */
+export function readDispatchResult(
+  c: Readonly<EpConfig>,
+  sourceCounts: Int32Array,
+  region: (name: RegionName) => DeviceRef,
+  addon: NativeAddon,
+): DispatchResult {
+  const R = c.ranks;
+  const L = localExperts(c);
+  const M = c.maxTokensPerRank;
+  const masked = c.layout === "masked";
+  const xr = region(masked ? "dispatchX" : "recvX");
+  const x = c.dispatchDtype === "bf16" ? new Uint16Array(xr.bytes / 2) : new Uint8Array(xr.bytes);
+  addon.copyToHost(x, xr.ptr);
+  let scales: Float32Array | null = null;
+  if (scalesPerRow(c, c.dispatchDtype) > 0) {
+    const sr = region(masked ? "dispatchScales" : "recvScales");
+    scales = new Float32Array(sr.bytes / 4);
+    addon.copyToHost(scales, sr.ptr);
+  }
+  const mr = region(masked ? "dispatchMeta" : "recvMeta");
+  const meta = new Int32Array(mr.bytes / 4);
+  addon.copyToHost(meta, mr.ptr);
+  const expertCounts = new Int32Array(L);
+  const expertOffsets = new Int32Array(L);
+  let next = 0;
+  for (let e = 0; e < L; e++) {
+    for (let s = 0; s < R; s++) expertCounts[e] += sourceCounts[e * R + s];
+    expertOffsets[e] = masked ? e * R * M : next;
+    next += alignUp(expertCounts[e], c.expertAlignment);
+  }
+  return { x, scales, meta, expertOffsets, expertCounts, sourceCounts };
 }

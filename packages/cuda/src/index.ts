@@ -1,4 +1,8 @@
 export { cudaBackend, cudaCapabilities, cudaUnavailableReason } from "./backend.js";
+export { BENCH_USAGE, type BenchOptions, parseBenchArgs } from "./bench/args.js";
+export type { BenchReport, PointResult } from "./bench/report.js";
+export { type BenchIo, runBench } from "./bench/run.js";
+export { renderSvg } from "./bench/svg.js";
 export {
   type CombineRecvArgs,
   type DeviceAddress,
@@ -9,6 +13,7 @@ export {
 } from "./endpoint.js";
 export { type EnvStartOptions, type LaunchEnv, parseLaunchEnv, startFromEnv } from "./envStart.js";
 export { mapNativeError, NativeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
+export { CONTIGUOUS_ENV, contiguousEnabled } from "./features.js";
 export { visibleGpuCount } from "./gpus.js";
 export { type LaunchOptions, WorkerGroup } from "./launcher.js";
 export { loadNative } from "./native/loader.js";

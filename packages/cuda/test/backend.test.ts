@@ -1,11 +1,11 @@
-import { BackendUnavailableError, defineConfig, UnsupportedError } from "@switchyard/core";
+import { BackendUnavailableError, defineConfig } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
 import { cudaBackend, cudaCapabilities } from "../src/backend.js";
 import { tryLoad } from "../src/native/loader.js";
 
 describe("cudaBackend without a GPU build", () => {
   it("declares the masked layout only, and maxRanks = visible GPUs", () => {
-    const caps = cudaCapabilities(3);
+    const caps = cudaCapabilities(3, {});
     expect(caps.layouts).toEqual(["masked"]);
     expect(caps.maxRanks).toBe(3);
     expect(caps.deterministicRowOrder).toBe(true);
@@ -29,17 +29,28 @@ describe("cudaBackend without a GPU build", () => {
     expect(reason === null || typeof reason === "string").toBe(true);
   });
 
-  it("refuses the contiguous layout with UnsupportedError before anything starts", async () => {
-    const config = defineConfig({
-      ranks: 2,
-      experts: 4,
-      topK: 2,
-      hidden: 64,
-      maxTokensPerRank: 4,
-      layout: "contiguous",
-    });
-    await expect(cudaBackend.createSession(config)).rejects.toBeInstanceOf(UnsupportedError);
+  it("declares the contiguous layout only with SWITCHYARD_CUDA_CONTIGUOUS=1 (not yet run on a GPU)", () => {
+    expect(cudaCapabilities(2, { SWITCHYARD_CUDA_CONTIGUOUS: "1" }).layouts).toEqual([
+      "masked",
+      "contiguous",
+    ]);
+    expect(cudaCapabilities(2, { SWITCHYARD_CUDA_CONTIGUOUS: "0" }).layouts).toEqual(["masked"]);
   });
+
+  it.skipIf(process.env.SWITCHYARD_CUDA_CONTIGUOUS === "1")(
+    "refuses the contiguous layout with UnsupportedError before anything starts (without the switch)",
+    async () => {
+      const config = defineConfig({
+        ranks: 2,
+        experts: 4,
+        topK: 2,
+        hidden: 64,
+        maxTokensPerRank: 4,
+        layout: "contiguous",
+      });
+      await expect(cudaBackend.createSession(config)).rejects.toThrow(/SWITCHYARD_CUDA_CONTIGUOUS=1/);
+    },
+  );
 
   it("reports itself unavailable with the reason when it cannot run here", async () => {
     const reason = await cudaBackend.unavailableReason();

@@ -1,6 +1,13 @@
-import { DestroyedError, defineConfig, InputError, TimeoutError } from "@switchyard/core";
+import {
+  computeLayout,
+  DestroyedError,
+  defineConfig,
+  InputError,
+  type RegionName,
+  TimeoutError,
+} from "@switchyard/core";
 import { describe, expect, it } from "vitest";
-import { RankEndpoint } from "../src/endpoint.js";
+import { RankEndpoint, readDispatchResult } from "../src/endpoint.js";
 import type { NativeAddon, NativeEndpoint } from "../src/native/types.js";
 
 /** A native endpoint that records calls (argument checks happen before any of them). */
@@ -19,6 +26,8 @@ function fake(): { native: NativeEndpoint; calls: string[] } {
         info: { code: 1, stage: 1, peer: 1, region: 0, detail0: 0, detail1: 1 },
       });
     },
+    setBlocks: (n) => void calls.push(`setBlocks ${n}`),
+    memory: () => ({ deviceBytes: 1, localBytes: 0 }),
     destroy: () => void calls.push("destroy"),
   };
   return { native, calls };
@@ -61,5 +70,65 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     ep.destroy();
     expect(calls).toEqual(["destroy"]);
     expect(() => ep.dispatchRecv()).toThrow(DestroyedError);
+  });
+
+  it("setBlocks refuses a budget below 1 before the native side sees it", () => {
+    const { native, calls } = fake();
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0);
+    expect(() => ep.setBlocks(0)).toThrow(RangeError);
+    ep.setBlocks(24);
+    expect(calls).toEqual(["setBlocks 24"]);
+  });
+});
+
+describe("readDispatchResult", () => {
+  /** An addon whose copyToHost fills each region with its index (region order) and counts as given. */
+  function regions(layoutNames: RegionName[]) {
+    const reads: string[] = [];
+    const region = (name: RegionName) => {
+      reads.push(name);
+      return { ptr: BigInt(layoutNames.indexOf(name) + 1), bytes: 64 };
+    };
+    const addon = {
+      copyToHost: (dst: ArrayBufferView) => new Uint8Array(dst.buffer).fill(1),
+    } as unknown as NativeAddon;
+    return { reads, region, addon };
+  }
+
+  it("contiguous: reads recvX / recvMeta, offsets are the padded prefix sums of the counts", () => {
+    const c = defineConfig({
+      ranks: 2,
+      experts: 6,
+      topK: 2,
+      hidden: 8,
+      maxTokensPerRank: 4,
+      layout: "contiguous",
+      expertAlignment: 4,
+    });
+    const { reads, region, addon } = regions(["recvX", "recvMeta"]);
+    // counts [L = 3, R = 2]: expert 0 gets 1 + 2, expert 1 none, expert 2 gets 4 + 1.
+    const r = readDispatchResult(c, Int32Array.from([1, 2, 0, 0, 4, 1]), region, addon);
+    expect(reads).toEqual(["recvX", "recvMeta"]);
+    expect(Array.from(r.expertCounts)).toEqual([3, 0, 5]);
+    expect(Array.from(r.expertOffsets)).toEqual([0, 4, 4]);
+    expect(r.scales).toBeNull();
+    expect(computeLayout(c).rows).toBeGreaterThanOrEqual(4 + 8);
+  });
+
+  it("masked: reads dispatchX / dispatchScales / dispatchMeta, offsets e * R * M", () => {
+    const c = defineConfig({
+      ranks: 2,
+      experts: 4,
+      topK: 2,
+      hidden: 128,
+      maxTokensPerRank: 3,
+      dispatchDtype: "fp8-e4m3",
+    });
+    const { reads, region, addon } = regions(["dispatchX", "dispatchScales", "dispatchMeta"]);
+    const r = readDispatchResult(c, Int32Array.from([1, 2, 3, 0]), region, addon);
+    expect(reads).toEqual(["dispatchX", "dispatchScales", "dispatchMeta"]);
+    expect(Array.from(r.expertOffsets)).toEqual([0, 6]);
+    expect(Array.from(r.expertCounts)).toEqual([3, 3]);
+    expect(r.x).toBeInstanceOf(Uint8Array);
   });
 });

@@ -34,6 +34,25 @@ describe("cuda backend on GPUs", () => {
   );
 
   it.skipIf(twoGpus !== null)(
+    title("contiguous layout (experimental): a graph-replayed step is bit-exact with core's reference"),
+    async () => {
+      const config = defineConfig({
+        ranks: 2,
+        experts: 8,
+        topK: 3,
+        hidden: 256,
+        maxTokensPerRank: 40,
+        dispatchDtype: "fp8-e4m3",
+        layout: "contiguous",
+        expertAlignment: 16,
+      });
+      const r = await runGraphCheck(config, { seed: 4, replays: 4 });
+      expect(r.errors).toEqual([]);
+    },
+    300_000,
+  );
+
+  it.skipIf(twoGpus !== null)(
     title("a missing rank is a TimeoutError naming rank, peer and stage, not a hang"),
     async () => {
       const outcomes = await runTimeoutChecks(400);

@@ -1,5 +1,6 @@
 import { computeLayout, defineConfig, type EpConfig, TimeoutError } from "@switchyard/core";
 import { cudaBackend } from "../backend.js";
+import { CONTIGUOUS_ENV } from "../features.js";
 import { WorkerGroup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
 import type { GraphStepOptions, GraphStepResult } from "./graphStep.js";
@@ -27,6 +28,7 @@ export async function runGraphCheck(
     NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(computeLayout(config).symmetricBytes)),
   };
   if (transport === "put") env.SWITCHYARD_TRANSPORT = "put";
+  if (config.layout === "contiguous") env[CONTIGUOUS_ENV] = "1";
   const group = await WorkerGroup.launch({ ranks: config.ranks, env });
   try {
     const opts: GraphStepOptions = {
@@ -67,8 +69,11 @@ export interface TimeoutOutcome {
  * A rank that never arrives: in a 2-rank session with a short timeout, rank 1 skips a phase and
  * rank 0's receive must fail with TimeoutError(rank 0, peer 1, stage) within about the timeout.
  */
-export async function runTimeoutChecks(timeoutMs = 500): Promise<TimeoutOutcome[]> {
-  const config = defineConfig({ ranks: 2, experts: 4, topK: 2, hidden: 256, maxTokensPerRank: 8 });
+export async function runTimeoutChecks(
+  timeoutMs = 500,
+  layout: "masked" | "contiguous" = "masked",
+): Promise<TimeoutOutcome[]> {
+  const config = defineConfig({ ranks: 2, experts: 4, topK: 2, hidden: 256, maxTokensPerRank: 8, layout });
   const input = {
     x: new Uint16Array(4 * 256).fill(0x3f80),
     topkIdx: Int32Array.from([0, 2, 1, 3, 2, 0, 3, 1]),

@@ -38,6 +38,32 @@ export interface NativeEndpoint {
   combineSend(expertOut: bigint, stream: bigint): void;
   combineRecv(topkIdx: bigint, topkWeights: bigint, numTokens: number, y: bigint, stream: bigint): void;
   check(stream: bigint): Promise<void>;
+  /** Contiguous layout: grid size of its copy kernels (the SM budget). */
+  setBlocks(blocks: number): void;
+  memory(): { deviceBytes: number; localBytes: number };
+  destroy(): void;
+}
+
+/** The NCCL communicator of the bench's baseline (collective constructor). */
+export interface NativeNccl {
+  version(): number;
+  destroy(): void;
+}
+
+/** One rank's NCCL baseline for one config (params: the contiguous layout's). */
+export interface NativeBaseline {
+  dispatch(x: bigint, scales: bigint, topkIdx: bigint, numTokens: number, stream: bigint): void;
+  combine(
+    expertOut: bigint,
+    topkIdx: bigint,
+    topkWeights: bigint,
+    numTokens: number,
+    y: bigint,
+    stream: bigint,
+  ): void;
+  region(index: number): { ptr: bigint; bytes: number };
+  counts(): bigint;
+  memory(): number;
   destroy(): void;
 }
 
@@ -73,6 +99,12 @@ export interface NativeAddon {
   copyToDevice(ptr: bigint, src: ArrayBufferView): void;
   copyToHost(dst: ArrayBufferView, ptr: bigint): void;
   memset(ptr: bigint, value: number, bytes: number): void;
+  memInfo(): { free: number; total: number };
+  /** kind: 0 bf16 over 17 binades per 128-block, 1 fp8 bits (no NaN), 2 fp32 powers of two, 3 bf16 in [-3, 3]. */
+  fillRandom(ptr: bigint, count: bigint, kind: number, seed: bigint, stream: bigint): void;
+  ncclUniqueId(): Uint8Array;
+  Nccl: new (uniqueId: Uint8Array, rank: number, ranks: number, device: number) => NativeNccl;
+  Baseline: new (nccl: NativeNccl, params: BigUint64Array) => NativeBaseline;
   Runtime: new (uniqueId: Uint8Array, rank: number, ranks: number, device: number) => NativeRuntime;
   Endpoint: new (
     runtime: NativeRuntime,

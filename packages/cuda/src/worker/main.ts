@@ -1,24 +1,35 @@
 /**
  * A rank's worker process (one per GPU), started by the launcher with child_process.fork. It
  * answers requests one at a time, in order: bootstrap (uniqueId, init), session phases (open,
- * dispatchSend, dispatchRecv, combineSend, combineRecv, close), and checks (graphStep, peerWrite).
+ * dispatchSend, dispatchRecv, combineSend, combineRecv, close), checks (graphStep, peerWrite, baselineStep)
+ * and the bench (ncclUniqueId, ncclInit, benchPoint, benchBaseline).
  * Errors travel back serialised with their class; nothing here exits except on `exit` or when the
  * launcher goes away.
  */
 import type { EpConfig, RankInput } from "@switchyard/core";
+import { runRankBaseline } from "../bench/rankBaseline.js";
+import { type RankPointOptions, runRankPoint } from "../bench/rankPoint.js";
+import { type BaselineStepOptions, runBaselineStep } from "../checks/baselineStep.js";
 import { type GraphStepOptions, runGraphStep } from "../checks/graphStep.js";
 import { serializeError } from "../errors.js";
 import { requireNative } from "../native/loader.js";
+import { NcclComm } from "../nccl.js";
 import { CudaRuntime } from "../runtime.js";
 import type { WorkerRequest, WorkerResponse } from "./protocol.js";
 import { RankState } from "./rankState.js";
 
 let runtime: CudaRuntime | null = null;
+let nccl: NcclComm | null = null;
 const sessions = new Map<number, RankState>();
 
 function needRuntime(): CudaRuntime {
   if (runtime === null) throw new Error("worker: init has not run");
   return runtime;
+}
+
+function needNccl(): NcclComm {
+  if (nccl === null) throw new Error("worker: ncclInit has not run");
+  return nccl;
 }
 
 function session(id: number): RankState {
@@ -57,6 +68,16 @@ const ops: Record<string, (a: Args) => unknown> = {
   },
   graphStep: (a) => runGraphStep(needRuntime(), a as unknown as GraphStepOptions),
   peerWrite: (a) => needRuntime().native.benchPeerWrite(a.bytes as number, a.iters as number),
+  ncclUniqueId: () => requireNative().ncclUniqueId(),
+  ncclInit: (a) => {
+    const rt = needRuntime();
+    nccl ??= NcclComm.create(rt.addon, a.uniqueId as Uint8Array, rt.rank, rt.ranks, rt.info().device);
+    return nccl.version();
+  },
+  memInfo: () => requireNative().memInfo(),
+  benchPoint: (a) => runRankPoint(needRuntime(), a as unknown as RankPointOptions),
+  benchBaseline: (a) => runRankBaseline(needRuntime(), needNccl(), a as unknown as RankPointOptions),
+  baselineStep: (a) => runBaselineStep(needRuntime(), needNccl(), a as unknown as BaselineStepOptions),
   exit: () => {
     setImmediate(() => process.exit(0));
   },

@@ -2,7 +2,8 @@
 //   new Endpoint(runtime, params: BigUint64Array, symmetricBytes: bigint, timeoutNs: bigint)  (collective)
 // Phases take device addresses as bigint and a stream (0n = default) and only enqueue work;
 // check(stream) synchronises off the JavaScript thread and resolves, or rejects with the
-// receive stage's timeout / protocol error.
+// receive stage's timeout / protocol error. setBlocks(n): the contiguous layout's SM budget;
+// memory(): {deviceBytes, localBytes} the endpoint allocated.
 #include "endpoint.h"
 
 #include "runtime.h"
@@ -48,6 +49,7 @@ Napi::Object Endpoint::Init(Napi::Env env, Napi::Object exports) {
                    InstanceMethod("dispatchRecv", &Endpoint::DispatchRecv),
                    InstanceMethod("combineSend", &Endpoint::CombineSend),
                    InstanceMethod("combineRecv", &Endpoint::CombineRecv), InstanceMethod("check", &Endpoint::Check),
+                   InstanceMethod("setBlocks", &Endpoint::SetBlocks), InstanceMethod("memory", &Endpoint::Memory),
                    InstanceMethod("destroy", &Endpoint::Destroy)});
   exports.Set("Endpoint", f);
   return exports;
@@ -136,6 +138,22 @@ Napi::Value Endpoint::Check(const Napi::CallbackInfo& info) {
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
+}
+
+Napi::Value Endpoint::SetBlocks(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env, sy_endpoint_set_blocks(Get(env), info[0].As<Napi::Number>().Int32Value()), ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::Memory(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  uint64_t device = 0, local = 0;
+  check(env, sy_endpoint_memory(Get(env), &device, &local), ep_);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("deviceBytes", Napi::Number::New(env, static_cast<double>(device)));
+  o.Set("localBytes", Napi::Number::New(env, static_cast<double>(local)));
+  return o;
 }
 
 Napi::Value Endpoint::Destroy(const Napi::CallbackInfo& info) {

@@ -20,6 +20,7 @@ inline const char* statusName(int status) {
     case SY_ERR_PROTOCOL: return "SY_ERR_PROTOCOL";
     case SY_ERR_UNSUPPORTED: return "SY_ERR_UNSUPPORTED";
     case SY_ERR_STATE: return "SY_ERR_STATE";
+    case SY_ERR_NCCL: return "SY_ERR_NCCL";
     default: return "SY_ERR_INTERNAL";
   }
 }

@@ -8,51 +8,19 @@
 #include "../kernels/params.cuh"
 #include "endpoint.h"
 #include "error.h"
+#include "guard.h"
 #include "runtime.h"
 #include "switchyard_cuda.h"
 
 namespace {
 
-thread_local std::string tlsLastError;
-
-std::string* errorSlot(const void* handle) {
-  if (handle != nullptr) {
-    const uint32_t magic = *static_cast<const uint32_t*>(handle);
-    if (magic == 0x53595254) return &const_cast<sy_runtime*>(static_cast<const sy_runtime*>(handle))->lastError;
-    if (magic == 0x53594550) return &const_cast<sy_endpoint*>(static_cast<const sy_endpoint*>(handle))->lastError;
-  }
-  return &tlsLastError;
-}
-
-template <typename F>
-int guard(const void* handle, F&& body) {
-  try {
-    body();
-    return SY_OK;
-  } catch (const sy::Error& e) {
-    *errorSlot(handle) = e.what();
-    tlsLastError = e.what();
-    return e.status();
-  } catch (const std::exception& e) {
-    *errorSlot(handle) = std::string("internal error: ") + e.what();
-    tlsLastError = *errorSlot(handle);
-    return SY_ERR_INTERNAL;
-  } catch (...) {
-    *errorSlot(handle) = "internal error: unknown exception";
-    tlsLastError = *errorSlot(handle);
-    return SY_ERR_INTERNAL;
-  }
-}
-
 cudaStream_t asStream(void* s) { return static_cast<cudaStream_t>(s); }
-
-#define SY_HANDLE(h, what) SY_REQUIRE((h) != nullptr, what " is NULL")
 
 }  // namespace
 
 extern "C" {
 
-const char* sy_version(void) { return "switchyard-cuda 0.1.0 (masked layout)"; }
+const char* sy_version(void) { return "switchyard-cuda 0.2.0 (masked layout; contiguous experimental)"; }
 
 const char* sy_param_names(void) { return sy::kParamNames; }
 
@@ -115,8 +83,11 @@ int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* 
     SY_REQUIRE(ep->alive, "sy_endpoint_region: the endpoint was destroyed");
     const uint64_t n = ep->ctx.p.bytes(region);
     const bool symmetric = region <= sy::R_COMBINE_X;
-    if (ptr) *ptr = (n > 0 && symmetric) ? ep->ctx.heap + ep->ctx.p.offset(region) : nullptr;
-    if (bytes) *bytes = symmetric ? n : 0;
+    // Local regions (recvX, recvScales, recvMeta) exist in the contiguous layout only.
+    uint8_t* base = symmetric ? ep->ctx.heap : ep->ctx.contig.local;
+    const bool there = n > 0 && base != nullptr;
+    if (ptr) *ptr = there ? base + ep->ctx.p.offset(region) : nullptr;
+    if (bytes) *bytes = there ? n : 0;
   });
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../kernels/launch.h"
+#include "../kernels/launch_contiguous.h"
 #include "../kernels/signal.cuh"
 #include "error.h"
 
@@ -51,9 +52,7 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
              "sy_endpoint_create: expected " << kParamCount << " parameters (core's PARAM_NAMES), got " << count);
   SyParams p{};
   std::copy(params, params + kParamCount, p.v);
-  if (p.v[P_LAYOUT_CONTIGUOUS] != 0) {
-    SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: the contiguous layout is not implemented yet (masked only)");
-  }
+  const bool contiguous = p.v[P_LAYOUT_CONTIGUOUS] != 0;
   SY_REQUIRE(p.ranks() >= 1 && p.ranks() <= rt->ranks,
              "sy_endpoint_create: config has " << p.ranks() << " ranks, the runtime " << rt->ranks);
   SY_REQUIRE(p.localExperts() >= 1 && p.maxTokens() >= 1 && p.hidden() >= 1 && p.topK() >= 1 && p.dpSize() >= 1,
@@ -66,6 +65,14 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     if (symmetric) {
       SY_REQUIRE(p.offset(r) + p.bytes(r) <= symmetricBytes,
                  "sy_endpoint_create: region " << kRegionNames[r] << " ends past symmetricBytes " << symmetricBytes);
+    }
+  }
+  if (contiguous) {
+    // Refused before the collective allocation, from facts every rank shares.
+    checkContiguous(p);
+    if (rt->forcePuts || rt->directPeers != rt->ranks || rt->nodeRanks != rt->ranks) {
+      SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: the contiguous layout needs every peer reachable with stores "
+                                   "(one host, NVLink); the put path (SWITCHYARD_TRANSPORT=put, other hosts) is masked only");
     }
   }
   const int R = p.ranks(), L = p.localExperts();
@@ -91,6 +98,7 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     ep->bystander = rt->rank >= R;
     // Every rank must agree on the staging allocation (collective): decided from facts all share.
     const bool needStaging = rt->forcePuts || rt->nodeRanks < rt->ranks || anyIndirect;
+    SY_REQUIRE(!(contiguous && needStaging), "sy_endpoint_create: contiguous layout with unreachable peers");
     if (needStaging) {
       const uint64_t combineRows = static_cast<uint64_t>(p.v[P_ROWS]) * p.hidden() * 2;
       ep->stagingBytes = std::max<uint64_t>(symmetricBytes, combineRows);
@@ -107,6 +115,11 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
       SY_CHECK_CUDA(cudaMalloc(&ep->ctx.quantX, static_cast<size_t>(p.maxTokens()) * p.hidden()));
       SY_CHECK_CUDA(cudaMalloc(&ep->ctx.quantScales, static_cast<size_t>(p.maxTokens()) * (p.hidden() / 128) * 4));
     }
+    ep->deviceBytes = symmetricBytes + ep->stagingBytes;
+    if (p.quantize()) ep->deviceBytes += static_cast<uint64_t>(p.maxTokens()) * (p.hidden() + p.hidden() / 32);
+    ep->deviceBytes += sizeof(SyState) + sizeof(uint32_t) * R * L * 2 + sizeof(uint8_t*) * R;
+    ep->ctx.p = p;
+    if (contiguous) allocContiguous(ep);
     SY_CHECK_CUDA(cudaMemset(heap, 0, symmetricBytes));
     SY_CHECK_CUDA(cudaMemset(ep->ctx.state, 0, sizeof(SyState)));
     SY_CHECK_CUDA(cudaMemset(ep->ctx.regionDone, 0, sizeof(uint32_t) * R * L));
@@ -131,6 +144,7 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
 
 void destroyEndpoint(sy_endpoint* ep) {
   cudaDeviceSynchronize();
+  freeContiguous(ep);
   if (ep->ctx.heap != nullptr) nvshmem_free(ep->ctx.heap);
   if (ep->ctx.staging != nullptr) nvshmem_free(ep->ctx.staging);
   cudaFree(ep->dPeers);
@@ -156,20 +170,23 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
     if (p.inputFp8()) requirePtr(scales, "sy_dispatch_send", "scales (fp8 input)", 4);
   }
   SY_REQUIRE(p.inputFp8() || scales == nullptr, "sy_dispatch_send: scales given but the input dtype is bf16");
-  SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
+  if (p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
+  else SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
 }
 
 void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
   requireAlive(ep, "sy_dispatch_recv");
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
-  SY_CHECK_CUDA(launchDispatchRecv(ep->ctx, stream));
+  if (ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchDispatchRecvContiguous(ep->ctx, stream));
+  else SY_CHECK_CUDA(launchDispatchRecv(ep->ctx, stream));
 }
 
 void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
   requireAlive(ep, "sy_combine_send");
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   requirePtr(expertOut, "sy_combine_send", "expert_out", 2);
-  SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, ep->combineBlocks, stream));
+  if (ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchCombineSendContiguous(ep->ctx, expertOut, stream));
+  else SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, ep->combineBlocks, stream));
 }
 
 void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
@@ -182,7 +199,11 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
     requirePtr(topkWeights, "sy_combine_recv", "topk_weights", 4);
     requirePtr(y, "sy_combine_recv", "y", 2);
   }
-  SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, topkWeights, T, y, stream));
+  if (ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) {
+    SY_CHECK_CUDA(launchCombineRecvContiguous(ep->ctx, topkIdx, topkWeights, T, y, stream));
+  } else {
+    SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, topkWeights, T, y, stream));
+  }
 }
 
 void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
@@ -216,6 +237,11 @@ void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
       m << "signal from rank " << w.peer << " is stale: epoch " << w.detail0 << ", this step is epoch " << w.detail1;
       break;
     case E_COUNT_MISMATCH:
+      if (w.stage == S_DISPATCH_RECV) {
+        m << "rank " << w.peer << " announced " << w.detail0 << " rows but its per-expert counts add up to "
+          << w.detail1;
+        break;
+      }
       m << "expert ranks announced " << w.detail0 << " rows, this rank's tokens use " << w.detail1 << " slots";
       break;
     default:

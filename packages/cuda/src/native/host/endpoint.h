@@ -14,6 +14,10 @@ struct sy_endpoint {
   sy::SyCtx ctx{};
   uint64_t symmetricBytes = 0;
   uint64_t stagingBytes = 0;
+  /// Contiguous layout: bytes of the local buffers (recvX, recvScales, recvMeta); 0 for masked.
+  uint64_t localBytes = 0;
+  /// Device memory this endpoint allocated in all (symmetric heap, staging, local buffers, scratch).
+  uint64_t deviceBytes = 0;
   int combineBlocks = 1;
   uint8_t** dPeers = nullptr;
   /// Set after a receive stage failed: later phases are refused with it (the step is lost).
@@ -34,6 +38,13 @@ void dispatchRecv(sy_endpoint* ep, cudaStream_t stream);
 void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream);
 void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
                  cudaStream_t stream);
+/// Contiguous layout (endpoint_contiguous.cc): local buffers, route scratch, receive tables.
+uint64_t localBytesOf(const SyParams& p);
+/// Throws SY_ERR_UNSUPPORTED for contiguous configs the kernels cannot take (checked before allocating).
+void checkContiguous(const SyParams& p);
+void allocContiguous(sy_endpoint* ep);
+void freeContiguous(sy_endpoint* ep);
+void setContiguousBlocks(sy_endpoint* ep, int blocks);
 /// Synchronises the stream; throws SY_ERR_TIMEOUT / SY_ERR_PROTOCOL with `info` filled on a recorded error.
 void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
 

@@ -21,6 +21,7 @@
 #include "codec.cuh"
 #include "copy.cuh"
 #include "launch.h"
+#include "launch_contiguous.h"
 #include "signal.cuh"
 #include "transport.cuh"
 
@@ -194,6 +195,15 @@ __global__ void __launch_bounds__(kThreads, 2) dispatchSendKernel(SyCtx c, const
 }
 
 }  // namespace
+
+cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, cudaStream_t stream) {
+  if (numTokens > 0) {
+    const int S = ctx.p.hidden() / 128;
+    dim3 grid((S + kBlocksPerQuantCta - 1) / kBlocksPerQuantCta, numTokens);
+    quantizeKernel<<<grid, kQuantThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(x));
+  }
+  return cudaGetLastError();
+}
 
 cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
                                int numTokens, cudaStream_t stream) {

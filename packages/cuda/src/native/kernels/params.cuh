@@ -6,6 +6,8 @@
 #pragma once
 #include <cstdint>
 
+#include "contiguous.cuh"
+
 namespace sy {
 
 /// Scalar fields, in core's SCALAR_PARAMS order.
@@ -118,6 +120,7 @@ struct SyCtx {
   int rank;
   int splits;                 ///< blocks per (dest, expert) region in dispatch send
   uint64_t timeoutNs;
+  SyContig contig;            ///< contiguous layout only (zero for masked): route and receive tables
 };
 
 }  // namespace sy

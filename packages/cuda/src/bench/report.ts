@@ -1,0 +1,97 @@
+import type { Dtype, LayoutKind } from "@switchyard/core";
+import type { Stats } from "./stats.js";
+
+export const BENCH_SCHEMA = "switchyard-bench/1";
+
+/** Which implementation a point measured: this library, or the NCCL all-to-all baseline. */
+export type Impl = "switchyard" | "nccl";
+
+/** Timed regions, in step order. The baseline has no separate halves (its dispatch blocks the host). */
+export const PHASES = [
+  "dispatchSend",
+  "dispatchRecv",
+  "dispatch",
+  "combineSend",
+  "combineRecv",
+  "combine",
+  "step",
+] as const;
+export type PhaseName = (typeof PHASES)[number];
+
+/** What the GB/s figures count; written into every report. */
+export const BYTES_COUNTED =
+  "bytes a rank moves to other ranks in the phase: dispatch = rows sent to experts on other ranks x " +
+  "(hidden x dispatch dtype bytes + hidden/128 x 4 scale bytes (fp8) + 16 meta bytes); combine = rows sent back " +
+  "to other ranks x hidden x 2 (bf16). Rows to the rank's own experts are not counted. GB/s = the mean over ranks " +
+  "of those bytes / the phase's median time (slowest rank of each step), 1 GB = 1e9 bytes; nvlinkFraction = GB/s / " +
+  "the slowest rank's peer-write GB/s measured in the same run (16-byte stores into all peers at once).";
+
+/** Memory of one rank for one point (the largest over ranks), bytes. */
+export interface PointMemory {
+  /** Device memory the endpoint (or baseline) allocated: symmetric heap, staging, local outputs, scratch. */
+  deviceBytes: number;
+  /** core's layout: symmetric + local bytes (what the layout asks for). */
+  layoutBytes: number;
+  /** cudaMemGetInfo used (total - free) with everything of the point allocated, NVSHMEM and NCCL included. */
+  deviceUsedBytes: number;
+}
+
+export interface PointResult {
+  layout: LayoutKind;
+  tokens: number;
+  impl: Impl;
+  /** graph: CUDA graph replays; eager: launched every step (the baseline, which synchronises the host). */
+  mode: "graph" | "eager";
+  /** Per phase: stats over steps of the slowest rank's time (microseconds). */
+  phases: Partial<Record<PhaseName, Stats>>;
+  /** Per phase: each rank's median (microseconds). */
+  rankMedianUs: Partial<Record<PhaseName, number[]>>;
+  /** Mean over ranks of the bytes counted (BYTES_COUNTED), per step. */
+  bytes: { dispatch: number; combine: number };
+  gbps: { dispatch: number | null; combine: number | null };
+  nvlinkFraction: { dispatch: number | null; combine: number | null };
+  /** SMs the implementation's kernels may occupy (null: NCCL decides). */
+  sms: number | null;
+  memory: PointMemory;
+  /** Problems found (counts differing from the routing, native errors); empty when clean. */
+  errors: string[];
+}
+
+export interface BenchReport {
+  schema: typeof BENCH_SCHEMA;
+  startedAt: string;
+  finishedAt: string | null;
+  command: string;
+  device: { name: string | null; gpus: number; smCount: number | null };
+  commit: string | null;
+  config: {
+    ranks: number;
+    hidden: number;
+    experts: number;
+    topK: number;
+    inputDtype: Dtype;
+    dispatchDtype: Dtype;
+    alignment: number;
+  };
+  options: {
+    steps: number;
+    warmup: number;
+    rotate: number;
+    seed: number;
+    graphs: boolean;
+    sms: number;
+    baseline: boolean;
+  };
+  nvlink: { peerWriteGBps: number[]; minGBps: number | null; bytesPerPeer: number };
+  nccl: { version: number | null; available: boolean; reason: string | null };
+  bytesCounted: string;
+  points: PointResult[];
+  notes: string[];
+}
+
+/** GB/s and the NVLink fraction from bytes and a median time in microseconds. */
+export function bandwidth(bytes: number, medianUs: number | undefined, nvlinkGBps: number | null) {
+  if (medianUs === undefined || !(medianUs > 0) || !(bytes > 0)) return { gbps: null, fraction: null };
+  const gbps = bytes / (medianUs * 1e-6) / 1e9;
+  return { gbps, fraction: nvlinkGBps && nvlinkGBps > 0 ? gbps / nvlinkGBps : null };
+}

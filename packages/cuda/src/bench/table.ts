@@ -1,0 +1,61 @@
+import type { PhaseName, PointResult } from "./report.js";
+
+interface Column {
+  head: string;
+  width: number;
+  cell: (p: PointResult) => string;
+}
+
+const us = (p: PointResult, phase: PhaseName, stat: "median" | "p90" | "p99" = "median") => {
+  const v = p.phases[phase]?.[stat];
+  return v === undefined || Number.isNaN(v) ? "-" : v < 100 ? v.toFixed(1) : v.toFixed(0);
+};
+const num = (v: number | null, digits = 0) => (v === null ? "-" : v.toFixed(digits));
+const pct = (v: number | null) => (v === null ? "-" : `${(v * 100).toFixed(0)}%`);
+const mb = (b: number) => (b > 0 ? `${(b / 1e6).toFixed(0)} MB` : "-");
+
+/** The columns, in order. Times are the slowest rank's median over steps, in microseconds. */
+export const COLUMNS: Column[] = [
+  { head: "layout", width: 10, cell: (p) => p.layout },
+  { head: "tokens", width: 6, cell: (p) => String(p.tokens) },
+  { head: "impl", width: 10, cell: (p) => p.impl },
+  { head: "disp us", width: 7, cell: (p) => us(p, "dispatch") },
+  { head: "send", width: 6, cell: (p) => us(p, "dispatchSend") },
+  { head: "recv", width: 6, cell: (p) => us(p, "dispatchRecv") },
+  { head: "comb us", width: 7, cell: (p) => us(p, "combine") },
+  { head: "send", width: 6, cell: (p) => us(p, "combineSend") },
+  { head: "recv", width: 6, cell: (p) => us(p, "combineRecv") },
+  { head: "step p50", width: 8, cell: (p) => us(p, "step") },
+  { head: "p90", width: 6, cell: (p) => us(p, "step", "p90") },
+  { head: "p99", width: 6, cell: (p) => us(p, "step", "p99") },
+  { head: "GB/s d/c", width: 9, cell: (p) => `${num(p.gbps.dispatch)}/${num(p.gbps.combine)}` },
+  {
+    head: "NVL d/c",
+    width: 9,
+    cell: (p) => `${pct(p.nvlinkFraction.dispatch)}/${pct(p.nvlinkFraction.combine)}`,
+  },
+  { head: "SMs", width: 4, cell: (p) => (p.sms === null ? "nccl" : String(p.sms)) },
+  { head: "mem/rank", width: 9, cell: (p) => mb(p.memory.deviceBytes) },
+  { head: "", width: 0, cell: (p) => (p.errors.length ? `ERRORS: ${p.errors.slice(0, 2).join(" | ")}` : "") },
+];
+
+function line(cells: string[]): string {
+  return cells
+    .map((c, i) => (i < 3 ? c.padEnd(COLUMNS[i].width) : c.padStart(COLUMNS[i].width)))
+    .join("  ")
+    .trimEnd();
+}
+
+export function tableHeader(): string {
+  const head = line(COLUMNS.map((c) => c.head));
+  return `${head}\n${"-".repeat(head.length)}`;
+}
+
+export function tableRow(p: PointResult): string {
+  return line(COLUMNS.map((c) => c.cell(p)));
+}
+
+/** The whole table: header, then one row per point. */
+export function formatTable(points: readonly PointResult[]): string {
+  return [tableHeader(), ...points.map(tableRow)].join("\n");
+}

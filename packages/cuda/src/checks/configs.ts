@@ -1,0 +1,87 @@
+import { defineConfig, type EpConfig } from "@switchyard/core";
+
+/**
+ * The configs the GPU checks run at `ranks` ranks (checks, checks --layout contiguous, baseline):
+ * bf16 passthrough, a hidden size that is not a multiple of 8 (the kernels' narrow-vector paths),
+ * bf16 -> fp8 quantisation, fp8 input, DP groups; contiguous adds expert alignments and a world
+ * large enough that the route takes two chunks (M 700) with alignment 128 as in the bench.
+ */
+export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): EpConfig[] {
+  const contiguous = layout === "contiguous";
+  const a = (n: number) => (contiguous ? n : 1);
+  const configs: EpConfig[] = [
+    defineConfig({
+      ranks,
+      experts: 4 * ranks,
+      topK: 3,
+      hidden: 256,
+      maxTokensPerRank: 33,
+      layout,
+      expertAlignment: a(1),
+    }),
+    defineConfig({
+      ranks,
+      experts: 2 * ranks,
+      topK: 2,
+      hidden: 100,
+      maxTokensPerRank: 17,
+      layout,
+      expertAlignment: a(4),
+    }),
+    defineConfig({
+      ranks,
+      experts: 8 * ranks,
+      topK: 4,
+      hidden: 512,
+      maxTokensPerRank: 64,
+      dispatchDtype: "fp8-e4m3",
+      layout,
+      expertAlignment: a(16),
+    }),
+    defineConfig({
+      ranks,
+      experts: 2 * ranks,
+      topK: 2,
+      hidden: 384,
+      maxTokensPerRank: 40,
+      inputDtype: "fp8-e4m3",
+      dispatchDtype: "fp8-e4m3",
+      layout,
+      expertAlignment: a(8),
+    }),
+  ];
+  if (ranks % 2 === 0) {
+    configs.push(
+      defineConfig({
+        ranks,
+        dpSize: 2,
+        experts: 2 * ranks,
+        topK: 3,
+        hidden: 256,
+        maxTokensPerRank: 24,
+        layout,
+        expertAlignment: a(2),
+      }),
+    );
+  }
+  if (contiguous) {
+    configs.push(
+      defineConfig({
+        ranks,
+        experts: 8 * ranks,
+        topK: 6,
+        hidden: 512,
+        maxTokensPerRank: 700,
+        dispatchDtype: "fp8-e4m3",
+        layout,
+        expertAlignment: 128,
+      }),
+    );
+  }
+  return configs;
+}
+
+/** The baseline's checks: the contiguous configs without DP groups (the baseline runs dpSize 1). */
+export function baselineConfigs(ranks: number): EpConfig[] {
+  return checkConfigs(ranks, "contiguous").filter((c) => c.dpSize === 1);
+}

@@ -1,0 +1,139 @@
+// The C ABI's benchmark half (include/switchyard_cuda.h): contiguous-layout knobs of an endpoint,
+// memory figures, device-side random inputs, and the NCCL baseline. Same rules as c_api.cc: every
+// body runs inside `guard`, nothing escapes.
+#include <cuda_runtime.h>
+
+#include "../kernels/launch_fill.h"
+#include "../kernels/params.cuh"
+#include "baseline.h"
+#include "endpoint.h"
+#include "error.h"
+#include "guard.h"
+#include "switchyard_cuda.h"
+
+extern "C" {
+
+int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_endpoint_set_blocks: ep");
+    sy::setContiguousBlocks(ep, blocks);
+  });
+}
+
+int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* local_bytes) {
+  return guard(ep, [&] {
+    SY_HANDLE(ep, "sy_endpoint_memory: ep");
+    if (device_bytes) *device_bytes = ep->deviceBytes;
+    if (local_bytes) *local_bytes = ep->localBytes;
+  });
+}
+
+int sy_mem_get_info(uint64_t* free_bytes, uint64_t* total_bytes) {
+  return guard(nullptr, [&] {
+    size_t f = 0, t = 0;
+    SY_CHECK_CUDA(cudaMemGetInfo(&f, &t));
+    if (free_bytes) *free_bytes = f;
+    if (total_bytes) *total_bytes = t;
+  });
+}
+
+int sy_fill_random(void* ptr, uint64_t count, int kind, uint64_t seed, void* stream) {
+  return guard(nullptr, [&] {
+    SY_REQUIRE(count == 0 || ptr != nullptr, "sy_fill_random: ptr is NULL");
+    SY_REQUIRE(kind >= 0 && kind <= 3, "sy_fill_random: kind " << kind << " unknown");
+    SY_CHECK_CUDA(sy::launchFillRandom(ptr, count, kind, seed, static_cast<cudaStream_t>(stream)));
+  });
+}
+
+int sy_nccl_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(out, "sy_nccl_get_unique_id: out");
+    sy::ncclUniqueIdBytes(out);
+  });
+}
+
+int sy_nccl_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device, sy_nccl** out) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(out, "sy_nccl_create: out");
+    *out = sy::createNccl(unique_id, rank, ranks, device);
+  });
+}
+
+int sy_nccl_version(const sy_nccl* nc, int* version) {
+  return guard(nc, [&] {
+    SY_HANDLE(nc, "sy_nccl_version: nc");
+    SY_HANDLE(version, "sy_nccl_version: version");
+    *version = nc->version;
+  });
+}
+
+int sy_nccl_destroy(sy_nccl* nc) {
+  if (nc == nullptr) return SY_OK;
+  const int rc = guard(nullptr, [&] { sy::destroyNccl(nc); });
+  delete nc;
+  return rc;
+}
+
+int sy_baseline_create(sy_nccl* nc, const uint64_t* params, size_t count, sy_baseline** out) {
+  return guard(nc, [&] {
+    SY_HANDLE(nc, "sy_baseline_create: nc");
+    SY_HANDLE(out, "sy_baseline_create: out");
+    int sms = 0;
+    SY_CHECK_CUDA(cudaSetDevice(nc->device));
+    SY_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, nc->device));
+    *out = sy::createBaseline(nc, params, count, sms);
+  });
+}
+
+int sy_baseline_destroy(sy_baseline* bl) {
+  if (bl == nullptr) return SY_OK;
+  const int rc = guard(nullptr, [&] { sy::destroyBaseline(bl); });
+  delete bl;
+  return rc;
+}
+
+int sy_baseline_dispatch(sy_baseline* bl, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
+                         void* stream) {
+  return guard(bl, [&] {
+    SY_HANDLE(bl, "sy_baseline_dispatch: bl");
+    sy::baselineDispatch(bl, x, scales, topk_idx, num_tokens, static_cast<cudaStream_t>(stream));
+  });
+}
+
+int sy_baseline_combine(sy_baseline* bl, const void* expert_out, const int32_t* topk_idx, const float* topk_weights,
+                        int num_tokens, void* y, void* stream) {
+  return guard(bl, [&] {
+    SY_HANDLE(bl, "sy_baseline_combine: bl");
+    sy::baselineCombine(bl, expert_out, topk_idx, topk_weights, num_tokens, y, static_cast<cudaStream_t>(stream));
+  });
+}
+
+int sy_baseline_region(const sy_baseline* bl, int region, void** ptr, uint64_t* bytes) {
+  return guard(bl, [&] {
+    SY_HANDLE(bl, "sy_baseline_region: bl");
+    SY_REQUIRE(bl->alive, "sy_baseline_region: the baseline was destroyed");
+    SY_REQUIRE(region >= sy::R_RECV_X && region <= sy::R_RECV_META,
+               "sy_baseline_region: region " << region << " is not an output region (recvX, recvScales, recvMeta)");
+    const uint64_t n = bl->ctx.p.bytes(region);
+    if (ptr) *ptr = n > 0 ? bl->ctx.contig.local + bl->ctx.p.offset(region) : nullptr;
+    if (bytes) *bytes = n;
+  });
+}
+
+int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts) {
+  return guard(bl, [&] {
+    SY_HANDLE(bl, "sy_baseline_counts: bl");
+    SY_HANDLE(counts, "sy_baseline_counts: counts");
+    *counts = bl->ctx.counts;
+  });
+}
+
+int sy_baseline_memory(const sy_baseline* bl, uint64_t* device_bytes) {
+  return guard(bl, [&] {
+    SY_HANDLE(bl, "sy_baseline_memory: bl");
+    SY_HANDLE(device_bytes, "sy_baseline_memory: device_bytes");
+    *device_bytes = bl->deviceBytes;
+  });
+}
+
+}  // extern "C"

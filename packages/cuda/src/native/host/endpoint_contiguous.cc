@@ -1,0 +1,94 @@
+// The contiguous layout's share of an endpoint: its local buffers (recvX, recvScales, recvMeta at
+// core's offsets), the route scratch and receive tables (kernels/contiguous.cuh), and the SM
+// budget of its kernels. Allocated after the symmetric heap, freed with the endpoint.
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "../kernels/contiguous.cuh"
+#include "../kernels/launch_contiguous.h"
+#include "endpoint.h"
+#include "error.h"
+
+namespace sy {
+
+namespace {
+
+/// Largest expert count the route and wait kernels' shared memory holds.
+constexpr int kMaxContigExperts = 4096;
+
+template <typename T>
+T* deviceArray(sy_endpoint* ep, size_t count) {
+  void* p = nullptr;
+  const size_t bytes = sizeof(T) * (count > 0 ? count : 1);
+  SY_CHECK_CUDA(cudaMalloc(&p, bytes));
+  SY_CHECK_CUDA(cudaMemset(p, 0, bytes));
+  ep->deviceBytes += bytes;
+  return static_cast<T*>(p);
+}
+
+}  // namespace
+
+uint64_t localBytesOf(const SyParams& p) {
+  uint64_t end = 0;
+  for (int r = R_RECV_X; r <= R_RECV_META; ++r) {
+    if (p.bytes(r) > 0 && p.offset(r) + p.bytes(r) > end) end = p.offset(r) + p.bytes(r);
+  }
+  return end;
+}
+
+int defaultContiguousBlocks(int smCount) {
+  const char* env = std::getenv("SWITCHYARD_CONTIGUOUS_BLOCKS");
+  int blocks = env != nullptr ? std::atoi(env) : 24;
+  if (blocks < 1) blocks = 24;
+  return blocks < smCount ? blocks : smCount;
+}
+
+void checkContiguous(const SyParams& p) {
+  const int E = p.ranks() * p.localExperts();
+  if (E > kMaxContigExperts) {
+    SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: the contiguous layout supports at most "
+                                     << kMaxContigExperts << " experts, this config has " << E);
+  }
+}
+
+void allocContiguous(sy_endpoint* ep) {
+  const SyParams& p = ep->ctx.p;
+  const int R = p.ranks(), L = p.localExperts(), E = R * L, M = p.maxTokens(), K = p.topK();
+  checkContiguous(p);
+  const int warps = routeWarps(E, M, kRouteSmemBytes);
+  SY_REQUIRE(warps >= 1, "sy_endpoint_create: no route chunk fits " << E << " experts");
+  SyContig& g = ep->ctx.contig;
+  g.chunkTokens = 32 * warps;
+  const int chunks = (M + g.chunkTokens - 1) / g.chunkTokens;
+  g.blocks = defaultContiguousBlocks(ep->rt->smCount);
+  ep->localBytes = localBytesOf(p);
+  g.local = deviceArray<uint8_t>(ep, ep->localBytes);
+  g.localPos = deviceArray<int32_t>(ep, static_cast<size_t>(M) * K);
+  g.chunkCount = deviceArray<int32_t>(ep, static_cast<size_t>(chunks) * E);
+  g.regionBase = deviceArray<int32_t>(ep, E);
+  g.regionTotal = deviceArray<int32_t>(ep, E);
+  g.staged = deviceArray<int32_t>(ep, R);
+  g.offsets = deviceArray<int32_t>(ep, L + 1);
+  g.expertCount = deviceArray<int32_t>(ep, L);
+  g.pairStart = deviceArray<int32_t>(ep, E);
+  g.stageStart = deviceArray<int32_t>(ep, E);
+  g.done = deviceArray<uint32_t>(ep, 4);
+}
+
+void freeContiguous(sy_endpoint* ep) {
+  SyContig& g = ep->ctx.contig;
+  void* ptrs[] = {g.local,   g.localPos,    g.chunkCount, g.regionBase, g.regionTotal, g.staged,
+                  g.offsets, g.expertCount, g.pairStart,  g.stageStart, g.done};
+  for (void* q : ptrs) cudaFree(q);
+  g = SyContig{};
+}
+
+void setContiguousBlocks(sy_endpoint* ep, int blocks) {
+  SY_REQUIRE(ep->alive, "sy_endpoint_set_blocks: the endpoint was destroyed");
+  SY_REQUIRE(blocks >= 1 && blocks <= 65535, "sy_endpoint_set_blocks: blocks " << blocks << " is outside [1, 65535]");
+  ep->ctx.contig.blocks = blocks;
+}
+
+}  // namespace sy

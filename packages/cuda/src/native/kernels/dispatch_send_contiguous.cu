@@ -1,0 +1,148 @@
+// Dispatch send (contiguous layout): every (token, slot) this rank owns goes to its expert's rank,
+// into that rank's staging block for this source, rows ordered by (local expert, token), exactly
+// as core's reference (backend/reference/dispatchSend.ts); then one signal per destination.
+//
+///  x            Shape: [T, hidden]        dispatch dtype (fp8 after quantisation, or passthrough)
+///  scales       Shape: [T, hidden / 128]  fp32, fp8 dispatch only
+///  topkIdx      Shape: [T, K]             int32 global expert ids, -1 = unused
+///  dispatchX    Shape: [R, C, hidden]     on the destination: row j from source `rank` at [rank][j]
+///  dispatchScales Shape: [R, C, hidden/128] fp32 (fp8 dispatch)
+///  dispatchMeta Shape: [R, C, 4]          int32 (srcRank, srcToken, topkSlot, localExpert)
+///  countSignal  Shape: [R, L]             u32 on the destination at [rank][e] (written by the route)
+///  dispatchSignal Shape: [R]              u32 on the destination at [rank]: (epoch, rows staged)
+//
+// Launches, all within ctx.contig.blocks blocks (the SM budget) except the route's one block per
+// 512 tokens: quantise (bf16 -> fp8 only, once per token: the masked layout's codec in a
+// grid-stride kernel), route (dispatch_route.cu: rows, counts, count signals), then the copy: one
+// warp per (token, slot), 16-byte NVLink stores straight into the peer's heap; the last block to
+// finish writes every destination's dispatchSignal (release, system scope) after a system fence.
+#include "codec.cuh"
+#include "contiguous.cuh"
+#include "copy.cuh"
+#include "launch_contiguous.h"
+#include "signal.cuh"
+
+namespace sy {
+namespace {
+
+constexpr int kThreads = kContigThreads;
+constexpr int kWarps = kThreads / kWarp;
+
+/// x [T, H] bf16 -> quantX [T, H] fp8 + quantScales [T, H/128], bit-exact with core's codec: one
+/// half-warp per 128-element block, grid-stride over (token, block) so the grid stays in the budget.
+__global__ void __launch_bounds__(kThreads) quantizeGridKernel(SyCtx c, const uint16_t* x, int T) {
+  const int H = c.p.hidden();
+  const int S = H / 128;
+  const int lane = threadIdx.x & 31;
+  const int l16 = lane & 15;
+  const uint64_t total = static_cast<uint64_t>(T) * S;
+  const uint64_t warps = static_cast<uint64_t>(gridDim.x) * kWarps;
+  for (uint64_t base = (static_cast<uint64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * 2; base < total;
+       base += warps * 2) {
+    const uint64_t hb = base + (lane >> 4);
+    const bool active = hb < total;
+    const uint64_t t = active ? hb / S : 0;
+    const int b = active ? static_cast<int>(hb % S) : 0;
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (active) v = *reinterpret_cast<const uint4*>(x + t * H + b * 128 + l16 * 8);
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    uint16_t e[8];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      e[2 * j] = static_cast<uint16_t>(w[j] & 0xffffu);
+      e[2 * j + 1] = static_cast<uint16_t>(w[j] >> 16);
+    }
+    uint32_t amax = 0;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) amax = max(amax, static_cast<uint32_t>(finiteAbsBits(e[j])));
+#pragma unroll
+    for (int off = 8; off > 0; off >>= 1) amax = max(amax, __shfl_xor_sync(0xffffffffu, amax, off));
+    if (!active) continue;
+    const int sc = scaleExponent(static_cast<uint16_t>(amax));
+    uint32_t lo = 0, hi = 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) lo |= static_cast<uint32_t>(encodeFp8Scaled(e[j], sc)) << (8 * j);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) hi |= static_cast<uint32_t>(encodeFp8Scaled(e[4 + j], sc)) << (8 * j);
+    *reinterpret_cast<uint2*>(c.quantX + t * H + b * 128 + l16 * 8) = make_uint2(lo, hi);
+    if (l16 == 0) c.quantScales[t * S + b] = pow2f(sc);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint8_t* x, const float* scales,
+                                                           const int32_t* topkIdx, int T) {
+  const SyParams& p = c.p;
+  const SyContig& g = c.contig;
+  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), dp = p.dpSize(), S = p.scalesPerRow();
+  const int E = R * L;
+  const uint64_t C = p.v[P_ROWS_PER_SOURCE];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
+  const uint64_t rowBytes = p.rowBytes();
+  const uint64_t scaleBytes = static_cast<uint64_t>(S) * 4;
+  const int mine = c.rank % dp;
+  __shared__ bool sLast;
+
+  if (!hasError(c.state)) {
+    const uint64_t entries = static_cast<uint64_t>(T) * K;
+    for (uint64_t q = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; q < entries;
+         q += static_cast<uint64_t>(gridDim.x) * kWarps) {
+      const int t = static_cast<int>(q / K);
+      const int k = static_cast<int>(q % K);
+      const int ex = topkIdx[q];
+      if (ex < 0 || ex >= E || t % dp != mine) continue;
+      const int dst = ex / L;
+      const uint64_t slot = static_cast<uint64_t>(c.rank) * C + routeRow(g, E, t, k, K, ex);
+      uint8_t* base = c.peers[dst];
+      warpCopy(base + p.offset(R_DISPATCH_X) + slot * rowBytes, x + static_cast<uint64_t>(t) * rowBytes, rowBytes,
+               lane);
+      if (S) {
+        warpCopy(base + p.offset(R_DISPATCH_SCALES) + slot * scaleBytes,
+                 reinterpret_cast<const uint8_t*>(scales) + static_cast<uint64_t>(t) * scaleBytes, scaleBytes, lane);
+      }
+      if (lane == 0) {
+        reinterpret_cast<int4*>(base + p.offset(R_DISPATCH_META))[slot] = make_int4(c.rank, t, k, ex % L);
+      }
+    }
+  }
+
+  // Every row of every block is out before any destination hears "done".
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    sLast = atomicAdd(&g.done[D_SEND], 1u) == gridDim.x - 1;
+    if (sLast) {
+      g.done[D_SEND] = 0;
+      __threadfence_system();
+    }
+  }
+  __syncthreads();
+  if (!sLast || hasError(c.state)) return;
+  for (int dst = threadIdx.x; dst < R; dst += kThreads) {
+    uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[dst] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
+    stReleaseSys(sig, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&g.staged[dst]))));
+  }
+}
+
+}  // namespace
+
+cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales,
+                                         const int32_t* topkIdx, int numTokens, cudaStream_t stream) {
+  const uint8_t* src = static_cast<const uint8_t*>(x);
+  if (ctx.p.quantize()) {
+    if (numTokens > 0) {
+      quantizeGridKernel<<<ctx.contig.blocks, kThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(x), numTokens);
+      const cudaError_t rc = cudaGetLastError();
+      if (rc != cudaSuccess) return rc;
+    }
+    src = ctx.quantX;
+    scales = ctx.quantScales;
+  }
+  cudaError_t rc = launchRoute(ctx, topkIdx, numTokens, true, stream);
+  if (rc != cudaSuccess) return rc;
+  contigSendKernel<<<ctx.contig.blocks, kThreads, 0, stream>>>(ctx, src, scales, topkIdx, numTokens);
+  return cudaGetLastError();
+}
+
+}  // namespace sy

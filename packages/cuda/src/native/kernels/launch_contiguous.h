@@ -1,0 +1,66 @@
+// Host entry points of the contiguous layout's kernels (one .cu file per stage) and of the
+// helpers the NCCL baseline shares with them. All are asynchronous on `stream`, never synchronise
+// the host, and take their sizes from the parameter block and ctx.contig (contiguous.cuh).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "params.cuh"
+
+namespace sy {
+
+/// Shared memory the route kernel may use for its masks (sets the chunk size, routeWarps()).
+constexpr int kRouteSmemBytes = 40 * 1024;
+/// Threads per block of the copy kernels of the contiguous layout (send, compaction, combine send).
+constexpr int kContigThreads = 512;
+/// Threads per block of the contiguous combine receive (one warp per token).
+constexpr int kContigReduceThreads = 1024;
+
+/// bf16 -> fp8: x [T, hidden] bf16 into ctx.quantX [T, hidden] / ctx.quantScales [T, hidden / 128]
+/// (dispatch_send.cu, the masked layout's quantisation kernel).
+cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, cudaStream_t stream);
+
+/// Route (dispatch_route.cu): localPos, chunkCount (as prefix), regionBase, regionTotal, staged of
+/// ctx.contig for topkIdx [T, topK]. With countSignals, the last block also writes this rank's
+/// per-expert counts into every destination's countSignal [R, L] at [rank][e].
+cudaError_t launchRoute(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, bool countSignals,
+                        cudaStream_t stream);
+
+/// Dispatch send (dispatch_send_contiguous.cu): quantise (bf16 -> fp8), route, then every row into
+/// its destination's staging dispatchX / dispatchScales / dispatchMeta [R, C, ...] at [rank][row],
+/// and one dispatchSignal [R] word per destination after all of them.
+cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales,
+                                         const int32_t* topkIdx, int numTokens, cudaStream_t stream);
+
+/// Staging [R, C, ...] -> compact output [N, ...] through the receive tables of `tables`
+/// (dispatch_recv_contiguous.cu). Rows of the padded blocks past an expert's count are padding:
+/// zero payload and scales, meta (-1, -1, -1, e).
+struct CompactArgs {
+  const uint8_t* stageX;    ///< [R * C, rowBytes]
+  const uint8_t* stageScales;  ///< [R * C, S * 4] or null
+  const uint8_t* stageMeta;    ///< [R * C, 16]
+  uint8_t* outX;            ///< [N, rowBytes]
+  uint8_t* outScales;       ///< [N, S * 4] or null
+  uint8_t* outMeta;         ///< [N, 16]
+  uint32_t rowBytes;
+  uint32_t scaleBytes;
+  int L, R;
+  SyContig tables;          ///< offsets, expertCount, pairStart, stageStart, blocks
+};
+cudaError_t launchCompact(const CompactArgs& a, cudaStream_t stream);
+
+/// Dispatch receive (dispatch_recv_contiguous.cu): waits for every source's dispatchSignal and
+/// countSignals, checks them, writes ctx.counts [L, R] and the receive tables, then compacts.
+cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream);
+
+/// Combine send (combine_send_contiguous.cu): every compact row with data back to
+/// combineX[token][slot] on each rank of its source's DP group, then one combineSignal per home.
+cudaError_t launchCombineSendContiguous(const SyCtx& ctx, const void* expertOut, cudaStream_t stream);
+
+/// Combine receive (combine_recv_contiguous.cu): the masked stage's semantics (same signals, same
+/// bit-exact weighted sum) on ctx.contig.blocks blocks of one warp per token.
+cudaError_t launchCombineRecvContiguous(const SyCtx& ctx, const int32_t* topkIdx, const float* topkWeights,
+                                        int numTokens, void* y, cudaStream_t stream);
+
+}  // namespace sy

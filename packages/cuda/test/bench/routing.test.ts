@@ -1,0 +1,58 @@
+import { defineConfig, localExperts, referenceDispatch } from "@switchyard/core";
+import { describe, expect, it } from "vitest";
+import { benchRouting, dispatchRowBytes, expectedCounts, remoteTraffic } from "../../src/bench/routing.js";
+
+const config = defineConfig({
+  ranks: 4,
+  experts: 32,
+  topK: 8,
+  hidden: 256,
+  maxTokensPerRank: 50,
+  dispatchDtype: "fp8-e4m3",
+});
+
+describe("bench routing and byte counts", () => {
+  it("K distinct experts per token, every slot used, weights in (0, 1], the same for the same seed", () => {
+    const a = benchRouting(config, 3, 1, 2);
+    expect(a.topkIdx.length).toBe(50 * 8);
+    for (let t = 0; t < 50; t++) {
+      const row = Array.from(a.topkIdx.subarray(t * 8, t * 8 + 8));
+      expect(new Set(row).size).toBe(8);
+      for (const e of row) expect(e >= 0 && e < 32).toBe(true);
+    }
+    for (const w of a.topkWeights) expect(w > 0 && w <= 1).toBe(true);
+    expect(benchRouting(config, 3, 1, 2)).toEqual(a);
+    expect(benchRouting(config, 3, 2, 2).topkIdx).not.toEqual(a.topkIdx);
+    expect(benchRouting(config, 3, 1, 1).topkIdx).not.toEqual(a.topkIdx);
+  });
+
+  it("counts and remote rows agree with core's reference dispatch", () => {
+    const routings = Array.from({ length: 4 }, (_, r) => benchRouting(config, 9, 0, r));
+    const inputs = routings.map((r) => ({
+      x: new Uint16Array(50 * 256),
+      topkIdx: r.topkIdx,
+      topkWeights: r.topkWeights,
+    }));
+    const ref = referenceDispatch(config, inputs);
+    const L = localExperts(config);
+    let totalRemote = 0;
+    for (let rank = 0; rank < 4; rank++) {
+      const counts = expectedCounts(config, routings, rank);
+      for (let e = 0; e < L; e++) {
+        for (let s = 0; s < 4; s++) {
+          expect(counts[e * 4 + s]).toBe(ref[rank][e].filter((row) => row.srcRank === s).length);
+        }
+      }
+      const t = remoteTraffic(config, routings, rank);
+      const received = ref[rank].flat().filter((row) => row.srcRank !== rank).length;
+      expect(t.combineRows).toBe(received);
+      expect(t.combineBytes).toBe(received * 256 * 2);
+      expect(t.dispatchBytes).toBe(t.dispatchRows * (256 + 2 * 4 + 16));
+      totalRemote += t.dispatchRows;
+    }
+    // What leaves the ranks in dispatch comes back in combine.
+    const back = [0, 1, 2, 3].reduce((a, r) => a + remoteTraffic(config, routings, r).combineRows, 0);
+    expect(back).toBe(totalRemote);
+    expect(dispatchRowBytes({ ...config, dispatchDtype: "bf16" })).toBe(256 * 2 + 16);
+  });
+});
