@@ -1,6 +1,15 @@
 export * as bounds from "./bounds.js";
 export { formatFailure, formatTable } from "./format.js";
+export {
+  type FuzzCounts,
+  type FuzzOptions,
+  type FuzzReport,
+  formatFuzzReport,
+  fuzzBackend,
+  fuzzCoreApi,
+} from "./fuzz/index.js";
 export { PROPERTIES, PROPERTY_NAMES } from "./properties/index.js";
+export { expectedTraffic } from "./properties/stats.js";
 export type { ConformanceProperty, PropertyContext } from "./property.js";
 export { BackendLoadError, NAMED_BACKENDS, resolveBackend } from "./resolve.js";
 export { DEEP_RUNS, QUICK_RUNS, replayFlags, runConformance } from "./run.js";

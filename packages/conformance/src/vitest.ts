@@ -1,6 +1,7 @@
 import { type Backend, DEFAULT_TIMEOUT_MS } from "@switchyard/core";
 import { describe, it } from "vitest";
 import { formatFailure } from "./format.js";
+import { type FuzzOptions, formatFuzzReport, fuzzBackend } from "./fuzz/index.js";
 import { PROPERTIES } from "./properties/index.js";
 import type { PropertyContext } from "./property.js";
 import { DEEP_RUNS, QUICK_RUNS, replayFlags } from "./run.js";
@@ -84,5 +85,41 @@ export function describeConformance(backend: Backend, options: VitestConformance
         timeout,
       );
     }
+  });
+}
+
+export interface VitestFuzzOptions extends FuzzOptions {
+  /** vitest timeout of the fuzz test (default 5 minutes). */
+  testTimeoutMs?: number;
+}
+
+/**
+ * Registers the session fuzzer (`fuzzBackend`) as one vitest test that prints its figures once
+ * (bad inputs tried and refused, by error; valid calls; steps verified) and fails with the seed
+ * and path that replay a failure. It also fails if the run tried no bad call or verified no step.
+ * SWITCHYARD_SEED in the environment sets the seed when the options do not.
+ *
+ * ```ts
+ * // test/fuzz.test.ts of a backend package
+ * describeFuzz(myBackend, { numRuns: 30 });
+ * ```
+ */
+export function describeFuzz(backend: Backend, options: VitestFuzzOptions = {}): void {
+  const seed = options.seed ?? envSeed() ?? (Math.random() * 0x7fffffff) | 0;
+  describe(`fuzz: ${backend.name} (seed ${seed})`, () => {
+    it(
+      "fuzz/session",
+      async (test) => {
+        const why = await backend.unavailableReason();
+        if (why !== null) test.skip(`backend unavailable: ${why}`);
+        const report = await fuzzBackend(backend, { ...options, seed });
+        console.log(formatFuzzReport(report));
+        if (report.failed) throw new Error(formatFuzzReport(report));
+        const c = report.counts;
+        if (c.badTried === 0 || c.stepsVerified === 0 || c.badRefused !== c.badTried)
+          throw new Error(`the fuzzer did too little to prove anything: ${formatFuzzReport(report)}`);
+      },
+      options.testTimeoutMs ?? 5 * 60_000,
+    );
   });
 }

@@ -66,10 +66,12 @@ describe("capability gating", () => {
         "dp/group-output",
         "input/missing-scales",
         "roundtrip/fp8",
+        "session/stats",
       ].sort(),
     );
     expect(skipped["dp/group-output"]).toMatch(/DP groups/);
     expect(skipped["dispatch/row-order"]).toMatch(/deterministicRowOrder/);
+    expect(skipped["session/stats"]).toMatch(/capabilities\.stats/);
     expect(report.results.filter((r) => r.required).every((r) => r.status === "pass")).toBe(true);
   });
 

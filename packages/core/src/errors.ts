@@ -6,6 +6,25 @@ export class SwitchyardError extends Error {
   override name = "SwitchyardError";
 }
 
+/**
+ * Any value as text for a message, never throwing: JSON where it can be (strings quoted), else
+ * a BigInt with its `n`, a Symbol's description, or the object's class. (JSON.stringify throws on
+ * BigInts and circular objects, and a Symbol in a template literal throws: a refusal must never
+ * turn into a TypeError while its message is built.)
+ */
+export function describeValue(value: unknown): string {
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "symbol") return value.toString();
+  if (typeof value === "number" || value === undefined) return String(value);
+  try {
+    const json = JSON.stringify(value);
+    if (json !== undefined) return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    // circular or otherwise unserialisable: fall through
+  }
+  return `[${(value as object)?.constructor?.name ?? typeof value}]`;
+}
+
 /** A config field broke a rule. Thrown by `validateConfig` before anything is allocated. */
 export class ConfigError extends SwitchyardError {
   override name = "ConfigError";
@@ -14,7 +33,7 @@ export class ConfigError extends SwitchyardError {
     readonly value: unknown,
     readonly rule: string,
   ) {
-    super(`EpConfig.${field} = ${JSON.stringify(value)}: ${rule}`);
+    super(`EpConfig.${field} = ${describeValue(value)}: ${rule}`);
   }
 }
 
@@ -26,7 +45,7 @@ export class InputError extends SwitchyardError {
     readonly what: string,
     detail: string,
   ) {
-    super(`rank ${rank}: ${what}: ${detail}`);
+    super(`rank ${describeValue(rank)}: ${what}: ${detail}`);
   }
 }
 
@@ -38,7 +57,7 @@ export class PhaseError extends SwitchyardError {
     readonly phase: string,
     detail: string,
   ) {
-    super(`rank ${rank}: ${phase} called out of order: ${detail}`);
+    super(`rank ${describeValue(rank)}: ${phase} called out of order: ${detail}`);
   }
 }
 

@@ -3,6 +3,7 @@ export { readSignal } from "./backend/reference/context.js";
 export { RankHeap } from "./backend/reference/heap.js";
 export { referenceBackend } from "./backend/reference/index.js";
 export { ReferenceSession } from "./backend/reference/session.js";
+export * from "./backend/stats.js";
 export * from "./backend/types.js";
 export * from "./codec/bf16.js";
 export * from "./codec/blockScale.js";

@@ -10,6 +10,7 @@ import {
   referenceCombine,
   referenceDispatch,
 } from "../src/index.js";
+import { describeMemory, growth, settledMemory } from "./memory.js";
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -69,12 +70,15 @@ const worlds = [
   }),
 ];
 
+const STEPS = 2000;
+
 describe("soak: the reference protocol over many steps", () => {
   it("runs 2,000 steps with routing, token counts and layouts changing every step, each checked", async () => {
     const rand = rng(2026);
     const sessions = worlds.map((c) => new ReferenceSession(c));
     let mismatches = 0;
-    for (let step = 0; step < 2000; step++) {
+    const before = await settledMemory();
+    for (let step = 0; step < STEPS; step++) {
       const session = sessions[step % sessions.length];
       const config = session.config;
       const L = config.experts / config.ranks;
@@ -107,6 +111,12 @@ describe("soak: the reference protocol over many steps", () => {
         if (y.length !== yWant[r].length || y.some((v, i) => v !== yWant[r][i])) mismatches++;
       }
     }
+    const after = await settledMemory();
+    console.log(`soak (reference, seed 2026): ${STEPS} steps, ${mismatches} mismatches`);
+    console.log(describeMemory("soak (reference)", before, after) + (after.collected ? " (after gc)" : ""));
     expect(mismatches).toBe(0);
+    // Buffers are reused step after step: nothing may pile up (8 MiB is under 5 KiB a step).
+    expect(growth(before, after).heapUsed).toBeLessThan(8 * 2 ** 20);
+    expect(growth(before, after).arrayBuffers).toBeLessThan(2 * 2 ** 20);
   }, 120_000);
 });

@@ -17,6 +17,7 @@ const capabilities: Capabilities = Object.freeze({
   hiddenMultiple: 1,
   dpGroups: true,
   deterministicRowOrder: true,
+  stats: true,
 });
 
 /** The protocol's stages as WGSL compute shaders, all ranks simulated on one WebGPU device (Dawn). */

@@ -17,7 +17,7 @@ export const FAULT = {
   CHANGED: 6,
   /** combine send: a delivered row's meta names a rank, token or slot outside the world. */
   META: 7,
-  /** combine recv: the expert ranks announce another number of rows than this rank's used slots. */
+  /** combine recv: an expert rank announces another number of rows than this rank's used slots route to it. */
   ROWS: 8,
 } as const;
 

@@ -50,8 +50,9 @@ export type WorkBlock =
   | "cjobs"
   | "cArgs"
   | "sent"
-  /** combine recv: rows announced by each expert rank [R]. */
-  | "combineCounts";
+  /** combine recv: signal words of each expert rank as read [R]; slots this rank's tokens route to each [R]. */
+  | "combineCounts"
+  | "combineExpected";
 
 export type InboxBlock = "x" | "xScales" | "payload" | "payloadScales";
 export type OutboxBlock = "x" | "scales" | "meta";
@@ -155,7 +156,8 @@ export function planSession(
     .add("cjobs", G * D)
     .add("cArgs", G * 8)
     .add("sent", G)
-    .add("combineCounts", R);
+    .add("combineCounts", R)
+    .add("combineExpected", R);
   const inbox = new WordLayout<InboxBlock>()
     .add("x", Math.ceil((M * H * inEb) / 4))
     .add("xScales", config.inputDtype === "fp8-e4m3" ? M * S : 0)

@@ -135,7 +135,8 @@ export function combineRecvError(rank: number, status: Status, epoch: number): P
       rank,
       "combine recv",
       "combineSignal",
-      `expert ranks announced ${a} rows, this rank's tokens use ${b} slots`,
+      `expert rank ${key} announced ${a} rows, this rank's tokens route ${b} slots to it`,
+      key,
     );
   }
   return signalFault(rank, "combine recv", { region: "combineSignal", peer: key }, code, word, epoch, a);

@@ -10,6 +10,8 @@ import {
   type RegionName,
   type Session,
   type SessionOptions,
+  type StepStats,
+  statsPosition,
   validateConfig,
   validateExpertOut,
   validateRank,
@@ -24,6 +26,7 @@ import { combineSend } from "./stages/combineSend.js";
 import type { Delivered, StageContext } from "./stages/context.js";
 import { dispatchRecv } from "./stages/dispatchRecv.js";
 import { dispatchSend } from "./stages/dispatchSend.js";
+import { readStats } from "./stats.js";
 import { Engine, Submission } from "./submission.js";
 
 export interface WebGpuSessionOptions extends SessionOptions {
@@ -144,12 +147,30 @@ export class WebGpuSession implements Session {
     });
   }
 
+  /** Rows and bytes per peer of the rank's latest step, read back from the GPU; wait times are null (see stats.ts). */
+  stats(rank: number): Promise<StepStats> {
+    return this.serial(async () => {
+      validateRank(this.config, rank);
+      const at = statsPosition(this.phases.phase(rank), this.phases.step(rank));
+      return readStats(this.ctx, rank, at, this.delivered[rank]);
+    });
+  }
+
+  /**
+   * Frees the session's buffers, then flushes the queue: Dawn retires destroyed buffers (and the
+   * parameter upload a session that never ran a step leaves pending) only as the queue moves, so
+   * sessions created and destroyed without work would otherwise pile up native memory.
+   */
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
     await this.chain;
     this.ctx.engine.destroy();
     this.ctx.res.destroy();
+    const { handle } = this.ctx.engine;
+    if (handle.lost) return;
+    handle.device.queue.submit([]);
+    await handle.device.queue.onSubmittedWorkDone();
   }
 
   // ---- test hooks (not exported from the package root; see testing.ts) ----

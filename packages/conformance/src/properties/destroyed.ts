@@ -13,7 +13,8 @@ import { defineProperty } from "../property.js";
 export const destroyed = defineProperty({
   name: "session/destroyed",
   required: true,
-  summary: "after destroy() (idle, after steps, or mid-step) every call is refused with DestroyedError",
+  summary:
+    "after destroy() (idle, after steps, or mid-step) every call (stats too, where present) is refused with DestroyedError",
   arbitrary: (space) =>
     fc.record({
       world: worldArb(space),
@@ -39,6 +40,8 @@ export const destroyed = defineProperty({
           session.combineSend(r, new Uint16Array(rows * config.hidden)),
         );
         await expectRefusal(what("combineRecv"), "DestroyedError", () => session.combineRecv(r));
+        if (typeof session.stats === "function")
+          await expectRefusal(what("stats"), "DestroyedError", () => session.stats!(r));
       }
     });
   },

@@ -16,6 +16,7 @@ import { phaseInterleaving } from "./phaseInterleaving.js";
 import { phaseOrder } from "./phaseOrder.js";
 import { roundTripFp8, roundTripIdentity } from "./roundTrip.js";
 import { sessionLayout } from "./sessionLayout.js";
+import { sessionStats } from "./stats.js";
 
 /** Every property of the suite, in report order. Names are stable: reports and replays refer to them. */
 export const PROPERTIES: readonly ConformanceProperty[] = [
@@ -40,6 +41,7 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   phaseOrder,
   destroyed,
   missingRank,
+  sessionStats,
 ];
 
 /** The names of every property, in report order. */

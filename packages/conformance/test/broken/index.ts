@@ -11,6 +11,7 @@ import {
   swappedProvenance,
 } from "./dispatch.js";
 import { anonymousTimeout, lateRefusal, laxPhases, lenientIndices } from "./session.js";
+import { statsStale, statsTokensNotRows } from "./stats.js";
 
 /** A broken backend and the property that must catch it. */
 export interface BrokenCase {
@@ -37,4 +38,6 @@ export const BROKEN: readonly BrokenCase[] = [
   { backend: paddingMeta, targets: ["dispatch/layout/contiguous"] },
   { backend: reversedRows, targets: ["dispatch/row-order"] },
   { backend: anonymousTimeout, targets: ["session/missing-rank"] },
+  { backend: statsTokensNotRows, targets: ["session/stats"] },
+  { backend: statsStale, targets: ["session/stats"] },
 ];

@@ -6,6 +6,7 @@ import {
   referenceBackend,
   type Session,
   type SessionOptions,
+  type StepStats,
   validateRankInput,
 } from "@switchyard/core";
 
@@ -38,6 +39,10 @@ export class ForwardingSession implements Session {
 
   combineRecv(rank: number): Promise<Uint16Array> {
     return this.inner.combineRecv(rank);
+  }
+
+  stats(rank: number): Promise<StepStats> {
+    return this.inner.stats!(rank);
   }
 
   destroy(): Promise<void> {

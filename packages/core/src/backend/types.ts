@@ -2,6 +2,7 @@ import type { EpConfig, LayoutKind } from "../config.js";
 import type { Dtype } from "../dtype.js";
 import type { Layout } from "../layout/layout.js";
 import type { DispatchResult, RankInput } from "../tensors.js";
+import type { StepStats } from "./stats.js";
 
 /** What a backend supports. The conformance suite skips (with the reason) what is not declared. */
 export interface Capabilities {
@@ -18,6 +19,8 @@ export interface Capabilities {
   dpGroups: boolean;
   /** Rows within each (expert, source) region come in ascending source-token order. */
   deterministicRowOrder: boolean;
+  /** Sessions implement `stats(rank)` (per-peer counters); the suite checks them (`session/stats`). */
+  stats?: boolean;
 }
 
 export interface SessionOptions {
@@ -47,6 +50,13 @@ export interface Session {
   combineSend(rank: number, expertOut: Uint16Array): Promise<void>;
   /** Waits for every expert rank's rows and returns y [T, hidden] bf16 bits for this rank's tokens. */
   combineRecv(rank: number): Promise<Uint16Array>;
+  /**
+   * Optional: this rank's counters for its latest step (rows and bytes per peer of each completed
+   * call, time waited per peer where the backend waits), so a slow or missing rank can be found.
+   * Moves nothing; refuses a bad rank with `InputError` and a destroyed session with `DestroyedError`.
+   * A backend that implements it declares `capabilities.stats`.
+   */
+  stats?(rank: number): Promise<StepStats>;
   /** Frees everything; any later call throws `DestroyedError`. */
   destroy(): Promise<void>;
 }

@@ -1,12 +1,13 @@
 // combine_recv.wgsl: combine receive on home rank C.rank (core backend/reference/combineRecv.ts).
 //
 // Checks every expert rank's signal word (missing, stale, malformed, more than M*K rows) and that
-// the rows they announce add up to this rank's used slots; then, for each token, sums its K slot
+// each announces the rows this rank's used slots route to it; then, for each token, sums its K slot
 // rows of combineX weighted by the router (fp32, slot order k = 0..K-1, unused slots skipped) and
 // rounds once to bf16: y [T, H], written to the outbox with rows padded to whole words.
 // Dispatch order (host: stages/combineRecv.ts): check (per heap window), total, sum (per heap window).
 
-/// Report, routing [M, K] (i32) and weights [M, K] (f32), combineCounts [R] (the words as read).
+/// Report, routing [M, K] (i32) and weights [M, K] (f32), combineCounts [R] (the words as read),
+/// combineExpected [R].
 @group(0) @binding(2) var<storage, read_write> work: array<u32>;
 @group(0) @binding(3) var<storage, read> workR: array<u32>;
 /// This rank's heap (window C.a): signals as atomics, combineX [M, K, H] bf16 as words.
@@ -28,7 +29,8 @@ fn check(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg
   }
 }
 
-/// One invocation: the words in peer order, then rows announced against used slots.
+/// One invocation: the words in peer order, then each expert rank's rows against the used slots
+/// this rank's tokens route to it (peer order).
 @compute @workgroup_size(WG)
 fn total(@builtin(global_invocation_id) gid: vec3u) {
   if (gid.x != 0u) {
@@ -36,13 +38,13 @@ fn total(@builtin(global_invocation_id) gid: vec3u) {
   }
   let R = p(P_ranks);
   let K = p(P_topK);
+  let L = p(P_localExperts);
   let r = p(P_work_report);
   let maxRows = p(P_maxTokensPerRank) * K;
   for (var i = 0u; i < 8u; i++) {
     work[r + i] = 0u;
   }
   work[r] = NONE;
-  var received = 0u;
   for (var peer = 0u; peer < R; peer++) {
     let w = work[p(P_work_combineCounts) + peer];
     let f = signal_fault(w, C.epoch, maxRows);
@@ -53,19 +55,27 @@ fn total(@builtin(global_invocation_id) gid: vec3u) {
       work[r + 3u] = maxRows;
       return;
     }
-    received += signal_count(w);
   }
-  var expected = 0u;
+  let expected = p(P_work_combineExpected);
+  for (var peer = 0u; peer < R; peer++) {
+    work[expected + peer] = 0u;
+  }
   for (var i = 0u; i < C.tokens * K; i++) {
-    if (work[p(P_work_topkIdx) + i] != 0xffffffffu) {
-      expected++;
+    let e = work[p(P_work_topkIdx) + i];
+    if (e != 0xffffffffu) {
+      work[expected + e / L] += 1u;
     }
   }
-  if (received != expected) {
-    work[r] = R;
-    work[r + 1u] = FAULT_ROWS;
-    work[r + 3u] = received;
-    work[r + 4u] = expected;
+  for (var peer = 0u; peer < R; peer++) {
+    let w = work[p(P_work_combineCounts) + peer];
+    if (signal_count(w) != work[expected + peer]) {
+      work[r] = peer;
+      work[r + 1u] = FAULT_ROWS;
+      work[r + 2u] = w;
+      work[r + 3u] = signal_count(w);
+      work[r + 4u] = work[expected + peer];
+      return;
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { ProtocolError } from "../../errors.js";
+import { blockPlacement } from "../../placement.js";
 import { combineToken } from "../../reference/combine.js";
 import { type RankInput, tokensOf } from "../../tensors.js";
 import { readSignal, type StepContext } from "./context.js";
@@ -6,30 +7,47 @@ import { readSignal, type StepContext } from "./context.js";
 const STAGE = "combine recv";
 
 /**
- * Combine receive on `rank`: checks every expert rank's signal and that the rows they announce
- * add up to this rank's used slots, then sums the K slot rows of each token with the router's
- * weights (fp32, slot order) and rounds once to bf16. Returns y [T, hidden].
+ * Combine receive on `rank`: checks every expert rank's signal, then that each expert rank
+ * announces exactly the rows this rank's tokens route to it (its used slots naming one of that
+ * rank's experts), then sums the K slot rows of each token with the router's weights (fp32, slot
+ * order) and rounds once to bf16. Returns y [T, hidden] and the rows each expert rank announced.
  */
-export function combineRecv(ctx: StepContext, rank: number, input: RankInput): Uint16Array {
+export function combineRecv(
+  ctx: StepContext,
+  rank: number,
+  input: RankInput,
+): { y: Uint16Array; received: Int32Array } {
   const { config, heaps, epoch } = ctx;
+  const R = config.ranks;
   const K = config.topK;
   const H = config.hidden;
   const T = tokensOf(config, input);
   const sig = heaps[rank].u32("combineSignal");
-  let received = 0;
-  for (let peer = 0; peer < config.ranks; peer++) {
+  const received = new Int32Array(R);
+  for (let peer = 0; peer < R; peer++) {
     const max = config.maxTokensPerRank * K;
-    received += readSignal(sig[peer], { rank, stage: STAGE, region: "combineSignal", peer, epoch, max });
-  }
-  let expected = 0;
-  for (let i = 0; i < T * K; i++) if (input.topkIdx[i] >= 0) expected++;
-  if (received !== expected) {
-    throw new ProtocolError(
+    received[peer] = readSignal(sig[peer], {
       rank,
-      STAGE,
-      "combineSignal",
-      `expert ranks announced ${received} rows, this rank's tokens use ${expected} slots`,
-    );
+      stage: STAGE,
+      region: "combineSignal",
+      peer,
+      epoch,
+      max,
+    });
+  }
+  const placement = blockPlacement(config);
+  const expected = new Int32Array(R);
+  for (let i = 0; i < T * K; i++) if (input.topkIdx[i] >= 0) expected[placement.rankOf(input.topkIdx[i])]++;
+  for (let peer = 0; peer < R; peer++) {
+    if (received[peer] !== expected[peer]) {
+      throw new ProtocolError(
+        rank,
+        STAGE,
+        "combineSignal",
+        `expert rank ${peer} announced ${received[peer]} rows, this rank's tokens route ${expected[peer]} slots to it`,
+        peer,
+      );
+    }
   }
   const rows = heaps[rank].elems("combineX") as Uint16Array;
   const y = new Uint16Array(T * H);
@@ -41,5 +59,5 @@ export function combineRecv(ctx: StepContext, rank: number, input: RankInput): U
       t * H,
     );
   }
-  return y;
+  return { y, received };
 }

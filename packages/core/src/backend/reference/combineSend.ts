@@ -6,9 +6,10 @@ import { expertOffsets, receivedCounts } from "./dispatchRecv.js";
  * Combine send on expert rank `rank`: each delivered row's expert output goes back to
  * combineX[srcToken][slot] on every rank of the source's DP group; then one signal per home rank
  * (combineSignal[rank], count = rows written to that rank). Which rows are delivered is read again
- * from this step's signals and the row metadata, as a kernel would.
+ * from this step's signals and the row metadata, as a kernel would. Returns the rows written to
+ * each home rank.
  */
-export function combineSend(ctx: StepContext, rank: number, expertOut: Uint16Array): void {
+export function combineSend(ctx: StepContext, rank: number, expertOut: Uint16Array): Int32Array {
   const { config, heaps, epoch } = ctx;
   const R = config.ranks;
   const L = config.experts / R;
@@ -38,4 +39,5 @@ export function combineSend(ctx: StepContext, rank: number, expertOut: Uint16Arr
   }
   for (let home = 0; home < R; home++)
     heaps[home].u32("combineSignal")[rank] = encodeSignal(epoch, sent[home]);
+  return sent;
 }

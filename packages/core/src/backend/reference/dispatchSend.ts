@@ -11,8 +11,9 @@ import type { StepContext } from "./context.js";
  * signal word. masked: rows go to dispatchX[e][src][i] and the signal to dispatchSignal[e][src].
  * contiguous: rows go to the staging dispatchX[src][j] ordered by (expert, token), the per-expert
  * counts to countSignal[src][e], and one signal to dispatchSignal[src] after all of them.
+ * Returns the rows written to each destination rank.
  */
-export function dispatchSend(ctx: StepContext, src: number, input: RankInput): void {
+export function dispatchSend(ctx: StepContext, src: number, input: RankInput): Int32Array {
   const { config, layout, heaps, epoch } = ctx;
   const R = config.ranks;
   const L = config.experts / R;
@@ -22,6 +23,7 @@ export function dispatchSend(ctx: StepContext, src: number, input: RankInput): v
   const S = scalesPerRow(config, config.dispatchDtype);
   const T = tokensOf(config, input);
   const payload = dispatchPayload(config, input);
+  const sent = new Int32Array(R);
   for (let dst = 0; dst < R; dst++) {
     const heap = heaps[dst];
     const x = heap.elems("dispatchX");
@@ -47,5 +49,7 @@ export function dispatchSend(ctx: StepContext, src: number, input: RankInput): v
       else heap.u32("countSignal")[src * L + e] = encodeSignal(epoch, count);
     }
     if (config.layout === "contiguous") heap.u32("dispatchSignal")[src] = encodeSignal(epoch, staged);
+    sent[dst] = staged;
   }
+  return sent;
 }

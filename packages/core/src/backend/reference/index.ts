@@ -12,6 +12,7 @@ const capabilities: Capabilities = Object.freeze({
   hiddenMultiple: 1,
   dpGroups: true,
   deterministicRowOrder: true,
+  stats: true,
 } as const);
 
 /** The protocol simulated in TypeScript over ArrayBuffer heaps. Always available. */

@@ -10,6 +10,7 @@ import {
   validateRankInput,
 } from "../../tensors.js";
 import { PhaseTracker } from "../phases.js";
+import { rowsBySource, StatsRecorder, type StepStats } from "../stats.js";
 import type { Session } from "../types.js";
 import { combineRecv } from "./combineRecv.js";
 import { combineSend } from "./combineSend.js";
@@ -37,6 +38,7 @@ export class ReferenceSession implements Session {
   private readonly heaps: RankHeap[];
   private readonly phases: PhaseTracker;
   private readonly inputs: (RankInput | null)[];
+  private readonly recorder: StatsRecorder;
   private destroyed = false;
 
   constructor(readonly config: Readonly<EpConfig>) {
@@ -45,6 +47,7 @@ export class ReferenceSession implements Session {
     this.heaps = Array.from({ length: config.ranks }, () => new RankHeap(this.layout));
     this.phases = new PhaseTracker(config.ranks);
     this.inputs = new Array(config.ranks).fill(null);
+    this.recorder = new StatsRecorder(config);
   }
 
   private ctx(rank: number): StepContext {
@@ -67,14 +70,17 @@ export class ReferenceSession implements Session {
     validateRankInput(this.config, rank, input);
     this.phases.check(rank, "dispatchSend");
     const kept = copyInput(input);
-    dispatchSend(this.ctx(rank), rank, kept);
+    const sent = dispatchSend(this.ctx(rank), rank, kept);
     this.inputs[rank] = kept;
+    this.recorder.record(rank, this.phases.step(rank), "dispatchSend", sent);
     this.phases.advance(rank, "dispatchSend");
   }
 
   async dispatchRecv(rank: number): Promise<DispatchResult> {
     this.enter(rank, "dispatchRecv");
     const result = dispatchRecv(this.ctx(rank), rank);
+    const rows = rowsBySource(this.config, result.sourceCounts);
+    this.recorder.record(rank, this.phases.step(rank), "dispatchRecv", rows);
     this.phases.advance(rank, "dispatchRecv");
     return result;
   }
@@ -82,15 +88,24 @@ export class ReferenceSession implements Session {
   async combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
     this.enter(rank, "combineSend");
     validateExpertOut(rank, this.layout.rows, this.config.hidden, expertOut);
-    combineSend(this.ctx(rank), rank, expertOut);
+    const sent = combineSend(this.ctx(rank), rank, expertOut);
+    this.recorder.record(rank, this.phases.step(rank), "combineSend", sent);
     this.phases.advance(rank, "combineSend");
   }
 
   async combineRecv(rank: number): Promise<Uint16Array> {
     this.enter(rank, "combineRecv");
-    const y = combineRecv(this.ctx(rank), rank, this.inputs[rank]!);
+    const { y, received } = combineRecv(this.ctx(rank), rank, this.inputs[rank]!);
+    this.recorder.record(rank, this.phases.step(rank), "combineRecv", received);
     this.phases.advance(rank, "combineRecv");
     return y;
+  }
+
+  /** Rows and bytes per peer of the rank's latest step; wait times are null (the simulation never waits). */
+  async stats(rank: number): Promise<StepStats> {
+    if (this.destroyed) throw new DestroyedError("reference session");
+    validateRank(this.config, rank);
+    return this.recorder.get(rank);
   }
 
   async destroy(): Promise<void> {

@@ -1,0 +1,73 @@
+import {
+  decodeSignal,
+  peerTraffic,
+  rowsBySource,
+  STEP_CALLS,
+  type StepCall,
+  type StepStats,
+} from "@switchyard/core";
+import type { Delivered, StageContext } from "./stages/context.js";
+import { Submission } from "./submission.js";
+
+/**
+ * A rank's counters for its latest step, read from what its own calls left in its work buffer
+ * (only its own calls write there): rows per destination of dispatch send (`sendTotal [R]`), rows
+ * per DP group of combine send (`sent [G]`, written to every home rank of the group) and the combine
+ * signal words its combine receive read (`combineCounts [R]`); dispatch receive's rows per source
+ * come from the counts it returned. Wait times are null: calls run one after another and a receive
+ * checks each signal once, so nothing waits.
+ */
+export async function readStats(
+  ctx: StageContext,
+  rank: number,
+  at: { step: number; completed: StepCall | null },
+  delivered: Delivered | null,
+): Promise<StepStats> {
+  const { plan, res, engine } = ctx;
+  const { config, R, G } = plan;
+  const done = at.completed === null ? 0 : STEP_CALLS.indexOf(at.completed) + 1;
+  let sendTotal: Uint32Array | null = null;
+  let sent: Uint32Array | null = null;
+  let words: Uint32Array | null = null;
+  if (done > 0) {
+    const work = res.works[rank];
+    const sub = new Submission(engine, `stats(rank ${rank})`);
+    sub.read(work, plan.work.at("sendTotal") * 4, R * 4);
+    sub.read(work, plan.work.at("sent") * 4, G * 4);
+    sub.read(work, plan.work.at("combineCounts") * 4, R * 4);
+    const u32 = (b: Uint8Array, n: number) => new Uint32Array(b.buffer, b.byteOffset, n);
+    const [a, b, c] = await sub.run();
+    sendTotal = u32(a, R);
+    sent = u32(b, G);
+    words = u32(c, R);
+  }
+  const home = (h: number) => sent![Math.floor(h / config.dpSize)];
+  return Object.freeze({
+    rank,
+    step: at.step,
+    completed: at.completed,
+    dispatchSent: done >= 1 ? peerTraffic(config, "dispatch", sendTotal!) : null,
+    dispatchReceived:
+      done >= 2 && delivered
+        ? peerTraffic(config, "dispatch", rowsBySource(config, delivered.sourceCounts))
+        : null,
+    combineSent:
+      done >= 3
+        ? peerTraffic(
+            config,
+            "combine",
+            Array.from({ length: R }, (_, h) => home(h)),
+          )
+        : null,
+    combineReceived:
+      done >= 4
+        ? peerTraffic(
+            config,
+            "combine",
+            Array.from(words!, (w) => decodeSignal(w)?.count ?? 0),
+          )
+        : null,
+    dispatchWaitMs: null,
+    combineWaitMs: null,
+  });
+}
