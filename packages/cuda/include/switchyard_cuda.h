@@ -5,7 +5,19 @@
  * Conventions
  * - Every function returns an int status (SY_OK = 0). Nothing is thrown across this ABI and the
  *   library never exits the process. After a failure, sy_last_error(handle) is a message naming
- *   what failed and where (file:line); pass NULL for calls that made no handle.
+ *   what failed and where (file:line); pass NULL for calls that made no handle (it also holds the
+ *   calling thread's last failure, whatever the handle).
+ * - Handles are checked before use: NULL is SY_ERR_INVALID_ARGUMENT, a handle of another kind
+ *   too, and a destroyed handle (or any pointer this library did not return) is SY_ERR_STATE;
+ *   destroying one twice is SY_ERR_STATE, never a double free. Destroying NULL is SY_OK.
+ * - The phases check their arguments before enqueueing anything: a refused call changes nothing
+ *   (no kernel runs, no output is written, the endpoint stays usable). Pointers must be memory of
+ *   the endpoint's GPU (device or managed memory; pinned host memory is accepted) and hold the bytes
+ *   the call reads or writes: cudaPointerGetAttributes and the allocation's extent tell, outside
+ *   graph capture (SWITCHYARD_CUDA_POINTER_CHECKS=0 leaves only the NULL and alignment checks).
+ * - The phases of a step come in order, dispatch send, dispatch recv, combine send, combine recv;
+ *   another order is SY_ERR_PHASE. Graph replays are invisible to the host, so once a phase has
+ *   been captured into a graph the endpoint stops checking the order.
  * - Streams, graphs and events are CUDA objects passed as void* (cudaStream_t, cudaGraphExec_t, cudaEvent_t).
  * - The four phases only enqueue work on the given stream; none synchronises the host, so a whole
  *   step can be captured into a CUDA graph and replayed. sy_endpoint_check synchronises and
@@ -36,7 +48,8 @@ typedef enum sy_status {
   SY_ERR_UNSUPPORTED = 6,      /* the layout or config is not supported by this build */
   SY_ERR_STATE = 7,            /* the object is in the wrong state (destroyed, not initialised) */
   SY_ERR_INTERNAL = 8,
-  SY_ERR_NCCL = 9              /* an NCCL call failed (the bench's baseline) */
+  SY_ERR_NCCL = 9,             /* an NCCL call failed (the bench's baseline) */
+  SY_ERR_PHASE = 10            /* a phase called out of order (receive before send, combine before dispatch) */
 } sy_status;
 
 typedef struct sy_runtime sy_runtime;   /* one per process: NVSHMEM on one GPU */
@@ -45,8 +58,9 @@ typedef struct sy_nccl sy_nccl;         /* one per process: the NCCL communicato
 typedef struct sy_baseline sy_baseline; /* one rank's buffers of the NCCL baseline for one config */
 
 /* What a receive kernel recorded. stage: 1 dispatch recv, 2 combine recv. code: 1 timeout,
- * 2 count too large, 3 stale or foreign epoch, 4 rows announced != slots used. region: index in
- * core's REGION_NAMES. peer: the rank waited for (0xffffffff when the error is not about one peer). */
+ * 2 count too large, 3 stale or foreign epoch, 4 rows announced != slots used (combine recv: by
+ * expert rank `peer`, detail0 announced, detail1 used). region: index in core's REGION_NAMES.
+ * peer: the rank waited for or at fault (0xffffffff when the error is not about one peer). */
 typedef struct sy_error_info {
   uint32_t code, stage, peer, region, detail0, detail1;
 } sy_error_info;
@@ -68,11 +82,11 @@ int sy_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
 int sy_runtime_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device,
                       sy_runtime** out);
 int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out);
-int sy_runtime_destroy(sy_runtime* rt); /* nvshmem_finalize */
+int sy_runtime_destroy(sy_runtime* rt); /* nvshmem_finalize; SY_ERR_STATE while endpoints of it are alive */
 int sy_barrier(sy_runtime* rt, void* stream); /* stream-ordered barrier over all ranks */
 
 /* Endpoint: params is core's layoutParams(layout) (SY_PARAM_COUNT values), symmetric_bytes is
- * layout.symmetricBytes (the same on every rank). timeout_ns bounds every wait of a receive stage.
+ * layout.symmetricBytes (the same on every rank). timeout_ns (> 0) bounds every wait of a receive stage.
  * The config may have fewer ranks than the runtime: config rank r is PE r, and PEs >= the config's
  * ranks only join the collective create / destroy (their phases are refused with SY_ERR_STATE). */
 int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
@@ -101,6 +115,23 @@ int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_
                     void* stream);
 /* Synchronises `stream` and reports a recorded timeout / protocol error (filling *info when not NULL). */
 int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info);
+
+/* Per-peer counters of the latest step, so a slow or missing rank can be found. Off until
+ * sy_endpoint_enable_stats (one small device allocation; the stage kernels then stamp counts and
+ * %globaltimer arrival times). Enable before capturing graphs: a captured step keeps what it saw.
+ * sy_endpoint_stats synchronises `stream`, then fills each non-NULL array of `ranks` entries (the
+ * config's ranks), also after a failed step:
+ *   dispatch_sent[p]     rows this rank's dispatch send wrote to rank p's experts
+ *   dispatch_received[p] rows rank p's signals announced to this rank's experts
+ *   combine_sent[p]      expert-output rows this rank's combine send wrote back to home rank p
+ *   combine_received[p]  rows expert rank p announced to this rank's combine receive
+ *   dispatch_wait_ns[p]  ns from dispatch receive's start until the last of rank p's signals arrived
+ *   combine_wait_ns[p]   ns from combine receive's start until rank p's signal arrived
+ * A peer that never arrived shows the time waited until the receive gave up. */
+int sy_endpoint_enable_stats(sy_endpoint* ep);
+int sy_endpoint_stats(sy_endpoint* ep, void* stream, size_t ranks, uint32_t* dispatch_sent, uint32_t* dispatch_received,
+                      uint32_t* combine_sent, uint32_t* combine_received, uint64_t* dispatch_wait_ns,
+                      uint64_t* combine_wait_ns);
 
 /* Device memory and CUDA helpers, so a binding needs no other CUDA library. */
 int sy_device_alloc(size_t bytes, void** ptr);

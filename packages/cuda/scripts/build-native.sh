@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the native addon build/switchyard_cuda.node (kernels + host core + node-addon-api binding)
 # with nvcc against NVSHMEM: relocatable device code (-rdc), an explicit device-link step with
-# libnvshmem_device.a, then a shared library linked with libnvshmem_host and libcudart.
+# libnvshmem_device.a, then a shared library linked with libnvshmem_host and libcudart. Then the
+# C ABI fuzzer build/abi_fuzz (src/native/tools, the same objects without the binding).
 # Without nvcc or NVSHMEM_HOME it prints why and exits 0, so `npm ci && npm test` pass on CPU machines.
 set -euo pipefail
 pkg=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,3 +64,24 @@ nvcc "$gencode" -Xcompiler -fPIC -dlink "${objs[@]}" -L"$NVSHMEM_HOME/lib" -lnvs
   -L"$NVSHMEM_HOME/lib" -lnvshmem_host -lnvshmem_device "${nccl_link[@]}" -L"$cuda_home/lib64" -lcudart \
   -Wl,-rpath,"$NVSHMEM_HOME/lib" -Wl,-rpath,"$cuda_home/lib64"
 echo "build:native: wrote $out/switchyard_cuda.node"
+# The C ABI fuzzer (src/native/tools): the same kernel and host objects, no binding, an executable.
+# A failure here leaves the addon in place (and says so): the fuzz step then reports it missing.
+build_fuzzer() {
+  local fuzz_objs=() lib_objs=() f o
+  for f in "$pkg"/src/native/tools/*.cc; do
+    o="$obj/tools_$(basename "$f").o"
+    fuzz_objs+=("$o")
+    nvcc "${flags[@]}" -x cu -c "$f" -o "$o" || return 1
+  done
+  for o in "${objs[@]}"; do case $o in */binding_*) ;; *) lib_objs+=("$o") ;; esac; done
+  nvcc "$gencode" -Xcompiler -fPIC -dlink "${lib_objs[@]}" "${fuzz_objs[@]}" -L"$NVSHMEM_HOME/lib" -lnvshmem_device \
+    -o "$obj/fuzz_dlink.o" || return 1
+  "${CXX:-g++}" -o "$out/abi_fuzz" "${lib_objs[@]}" "${fuzz_objs[@]}" "$obj/fuzz_dlink.o" \
+    -L"$NVSHMEM_HOME/lib" -lnvshmem_host -lnvshmem_device "${nccl_link[@]}" -L"$cuda_home/lib64" -lcudart \
+    -Wl,-rpath,"$NVSHMEM_HOME/lib" -Wl,-rpath,"$cuda_home/lib64"
+}
+if build_fuzzer; then
+  echo "build:native: wrote $out/abi_fuzz"
+else
+  echo "build:native: the C ABI fuzzer did not build (the addon did): see the errors above"
+fi

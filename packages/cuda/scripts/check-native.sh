@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Compiles every native source (kernels, host core, binding) without linking, against the real
-# NVSHMEM headers when NVSHMEM_HOME is set, else against scripts/nvshmem-stub. For machines with
-# nvcc but no NVSHMEM: catches compile errors before a GPU machine is booked.
+# Compiles every native source (kernels, host core, binding, the C ABI fuzzer in src/native/tools)
+# without linking the addon, against the real NVSHMEM headers when NVSHMEM_HOME is set, else
+# against scripts/nvshmem-stub. For machines with nvcc but no NVSHMEM: catches compile errors
+# before a GPU machine is booked. Without NVSHMEM_HOME it then links the C ABI fuzzer against a
+# stand-in NVSHMEM (scripts/nvshmem-stub/nvshmem_stub.cu) and runs its library-level half (no GPU
+# needed): every call with NULL, never-created or wrong-kind handles and bad helper arguments.
 set -euo pipefail
 pkg=$(cd "$(dirname "$0")/.." && pwd)
 root=$(cd "$pkg/../.." && pwd)
@@ -19,7 +22,7 @@ flags=(-std=c++17 -rdc=true -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC
   -I"$pkg/include" -I"$inc" -I"$nccl_inc" -I"$root/node_modules/node-addon-api" -I"$root/node_modules/node-api-headers/include"
   -DNAPI_VERSION=8 -DNODE_ADDON_API_DISABLE_DEPRECATED -DNAPI_CPP_EXCEPTIONS)
 pids=()
-for f in "$pkg"/src/native/kernels/*.cu "$pkg"/src/native/host/*.cc "$pkg"/src/native/binding/*.cc; do
+for f in "$pkg"/src/native/kernels/*.cu "$pkg"/src/native/host/*.cc "$pkg"/src/native/binding/*.cc "$pkg"/src/native/tools/*.cc; do
   [ -e "$f" ] || continue
   nvcc "${flags[@]}" -DSY_WITH_NCCL=1 -x cu -c "$f" -o "$out/$(basename "$(dirname "$f")")_$(basename "$f").o" -Xptxas -v 2>"$out/$(basename "$(dirname "$f")")_$(basename "$f").log" &
   pids+=("$!:$f")
@@ -32,6 +35,32 @@ for p in "${pids[@]}"; do
   if ! wait "${p%%:*}"; then fail=1; echo "FAILED: ${p#*:}"; cat "$out"/*"$(basename "${p#*:}").log"; fi
 done
 [ "$fail" = 0 ] && echo "check-native: all sources compile (NVSHMEM $inc, NCCL $nccl_inc)"
+# The C ABI fuzzer's CPU half: linked against the stand-in NVSHMEM and the NCCL-less baseline.
+cudart_dir=""
+for d in "${CUDA_HOME:-}" "$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")" /usr/local/cuda; do
+  [ -n "$d" ] && [ -e "$d/lib64/libcudart.so" ] && { cudart_dir=$d/lib64; break; }
+done
+if [ "$fail" = 0 ] && [ -z "${NVSHMEM_HOME:-}" ] && [ -n "$cudart_dir" ]; then
+  if nvcc "${flags[@]}" -x cu -c "$pkg/scripts/nvshmem-stub/nvshmem_stub.cu" -o "$out/stub.o" 2>"$out/stub.log" &&
+    objs=("$out"/kernels_*.o $(ls "$out"/host_*.o | grep -v host_baseline.cc.o) "$out/no_nccl.o" "$out"/tools_*.o "$out/stub.o") &&
+    nvcc -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC -dlink "${objs[@]}" -o "$out/dlink.o" 2>>"$out/stub.log" &&
+    "${CXX:-g++}" -o "$out/abi_fuzz" "${objs[@]}" "$out/dlink.o" -L"$cudart_dir" -lcudart -Wl,-rpath,"$cudart_dir" 2>>"$out/stub.log"; then
+    rc=0
+    "$out/abi_fuzz" >"$out/abi_fuzz.jsonl" 2>&1 || rc=$?
+    [ -n "${ABI_FUZZ_LOG:-}" ] && cp "$out/abi_fuzz.jsonl" "$ABI_FUZZ_LOG"  # every call, one JSON line each
+    if [ "$rc" = 0 ]; then
+      echo "check-native: abi_fuzz (no GPU, stand-in NVSHMEM): $(tail -n 1 "$out/abi_fuzz.jsonl")"
+    else
+      fail=1
+      echo "FAILED: abi_fuzz (no GPU):"
+      grep -v '"ok":true' "$out/abi_fuzz.jsonl" | head -40
+    fi
+  else
+    fail=1
+    echo "FAILED: linking abi_fuzz against the stand-in NVSHMEM"
+    cat "$out/stub.log"
+  fi
+fi
 # Resource report per kernel: registers, shared memory, spills (the compiler's own figures).
 awk '/Compiling entry function/ { match($0, /_ZN2sy[A-Za-z0-9_]+/); fn = substr($0, RSTART, RLENGTH) }
      /spill stores/ { sp = $0; sub(/^ +/, "", sp) }

@@ -3,6 +3,8 @@
 #   bash packages/cuda/scripts/device-run.sh build smoke checks deepseek conformance
 #   bash packages/cuda/scripts/device-run.sh issue5     (= build smoke contig2 contig4 baseline bench
 #                                                          conformance-contig conformance-contig-2gpu pack)
+#   bash packages/cuda/scripts/device-run.sh issue6     (= build abi-fuzz faults cycles soak
+#                                                          conformance-stats fuzz soak-contig pack)
 # Every step logs to $OUT/<step>.log (what the device tool brings back) and is bounded by `timeout`;
 # all steps together stay within SWITCHYARD_DEADLINE seconds (default 570, the device tool allows 600):
 # a step that would not fit is skipped and says so.
@@ -38,6 +40,8 @@ step() { # name timeout command...
   tail -n 40 "$OUT/$name.log"
   echo "=== $name: rc=$rc in $((SECONDS - t0)) s"
   echo "$name: rc=$rc in $((SECONDS - t0)) s" >>"$OUT/summary.txt"
+  # The checks' verdict lines (PASS / FAIL ...) into the summary too, at most 12 per step.
+  grep -E '^(PASS|FAIL)' "$OUT/$name.log" 2>/dev/null | cut -c1-400 | tail -n 12 | sed 's/^/  /' >>"$OUT/summary.txt"
   [ $rc = 0 ] || status=1
   return $rc
 }
@@ -45,6 +49,9 @@ steps=()
 for s in "$@"; do
   if [ "$s" = issue5 ]; then
     steps+=(build smoke contig2 contig4 baseline bench conformance-contig conformance-contig-2gpu pack)
+  elif [ "$s" = issue6 ]; then
+    # Most telling first: a step that would not fit in the deadline is skipped, not cut.
+    steps+=(build abi-fuzz faults cycles soak conformance-stats fuzz soak-contig pack)
   else
     steps+=("$s")
   fi
@@ -80,6 +87,21 @@ for s in "${steps[@]}"; do
         conformance-deep) step conformance-deep "${CONFORMANCE_DEEP_TIMEOUT:-540}" node "$conf" conformance --backend cuda --deep --json "$OUT/conformance-deep.json" ;;
         conformance-2gpu) step conformance-2gpu "${CONFORMANCE_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0,1 node "$conf" conformance --backend cuda --json "$OUT/conformance-2gpu.json" ;;
       esac ;;
+    abi-fuzz) # the C ABI fuzzer (build/abi_fuzz) on GPU 0 (GPU 1 for the other-device pointers)
+      step abi-fuzz 120 node "$cli" abi-fuzz --iterations 400 --json "$OUT/abi-fuzz.json" ;;
+    faults) # one rank killed / stalled in each phase; the others must fail naming it and the stage; recovery
+      step faults 240 node "$cli" faults --timeout-ms 1000 --json "$OUT/faults.json" ;;
+    cycles) # 1,000 session create / destroy cycles, memory before / after
+      step cycles 150 node "$cli" cycles --count "${CYCLES:-1000}" --json "$OUT/cycles.json" ;;
+    soak) # masked, every step checked against the reference; cut (and said so) at --max-seconds
+      step soak 180 node "$cli" soak --steps "${SOAK_STEPS:-100000}" --max-seconds "${SOAK_SECONDS:-130}" --json "$OUT/soak.json" ;;
+    soak-contig) # masked and contiguous alternating (the contiguous layout is not yet proven on a GPU)
+      step soak-contig 75 env SWITCHYARD_CUDA_CONTIGUOUS=1 node "$cli" soak --steps 10000 --max-seconds 45 --json "$OUT/soak-contig.json" ;;
+    conformance-stats) # the quick suite with the per-peer stats declared (session/stats runs)
+      if [ ! -f "$conf" ]; then echo "=== $s: $conf not built; skipped"; continue; fi
+      step conformance-stats 150 env SWITCHYARD_CUDA_STATS=1 node "$conf" conformance --backend cuda --json "$OUT/conformance-stats.json" ;;
+    fuzz) # conformance's fuzzBackend against cudaBackend (the public TypeScript API)
+      step fuzz 150 node "$cli" fuzz --runs "${FUZZ_RUNS:-20}" --max-hidden 512 --json "$OUT/fuzz.json" ;;
     pack) # at most 8 files come back from the device tool: logs and JSON into one archive; the
       # bench's JSON and SVG and the summary stay beside it
       (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null &&

@@ -10,7 +10,7 @@ import {
   UnsupportedError,
   validateConfig,
 } from "@switchyard/core";
-import { contiguousEnabled, layoutRefusal } from "./features.js";
+import { contiguousEnabled, layoutRefusal, statsEnabled } from "./features.js";
 import { visibleGpuCount } from "./gpus.js";
 import { loadNative } from "./native/loader.js";
 import { acquireGroup } from "./pool.js";
@@ -19,7 +19,8 @@ import { CudaSession } from "./session.js";
 /**
  * What this backend runs: the masked layout (and the contiguous one with
  * SWITCHYARD_CUDA_CONTIGUOUS=1, until a GPU run proves it), bf16 or fp8 in and out (bf16 -> fp8
- * quantised in dispatch send), DP groups, deterministic row order; one process per GPU, so at
+ * quantised in dispatch send), DP groups, deterministic row order, per-peer step counters with
+ * wait times (SWITCHYARD_CUDA_STATS=1, until a GPU run proves them); one process per GPU, so at
  * most as many ranks as visible GPUs.
  */
 export function cudaCapabilities(
@@ -36,6 +37,7 @@ export function cudaCapabilities(
     hiddenMultiple: 1,
     dpGroups: true,
     deterministicRowOrder: true,
+    stats: statsEnabled(env),
   } as const);
 }
 
@@ -77,7 +79,7 @@ export const cudaBackend: Backend = {
     const layout = computeLayout(config);
     const group = await acquireGroup(config.ranks, layout.symmetricBytes);
     try {
-      return await CudaSession.open(config, group, timeoutMs);
+      return await CudaSession.open(config, group, timeoutMs, { stats: statsEnabled() });
     } catch (e) {
       await group.close();
       throw e;

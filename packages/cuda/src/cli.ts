@@ -6,6 +6,7 @@
  *   node dist/cli.js baseline [--ranks N] [--json out.json]   the NCCL baseline against core's reference
  *   node dist/cli.js deepseek [--ranks 4] [--replays 200] [--json out.json]
  *   node dist/cli.js bench ...                                  same as `switchyard bench ...`
+ *   node dist/cli.js faults | soak | cycles | abi-fuzz | fuzz ...   issue 6 (checks/commands.ts)
  * Prints a table last; exits 1 if any check failed.
  */
 import { writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import type { EpConfig } from "@switchyard/core";
 import { cudaUnavailableReason } from "./backend.js";
 import { runBench } from "./bench/run.js";
 import { runBaselineChecks } from "./checks/baselineRun.js";
+import { issue6Command } from "./checks/commands.js";
 import { baselineConfigs, checkConfigs } from "./checks/configs.js";
 import { deepSeekConfig, median, runGraphCheck, runTimeoutChecks } from "./checks/run.js";
 import { CONTIGUOUS_ENV } from "./features.js";
@@ -125,6 +127,8 @@ async function main(): Promise<void> {
     console.error(`cuda backend unavailable: ${reason}`);
     process.exit(2);
   }
+  const issue6 = await issue6Command(cmd, arg);
+  if (issue6 !== null) process.exit(issue6.ok ? 0 : 1);
   const ranks = Number(arg("ranks", cmd === "deepseek" ? "4" : "2"));
   const layout = arg("layout", "masked") === "contiguous" ? "contiguous" : "masked";
   // These checks are how the contiguous layout gets proven: let its sessions through.

@@ -51,6 +51,21 @@ export interface CombineRecvArgs {
   y: DeviceAddress;
 }
 
+/**
+ * Per-peer counters of an endpoint's latest step (`enableStats` first), index = peer rank, this
+ * rank included: rows as the stage kernels counted them, waits as the receive kernels stamped
+ * them (%globaltimer from the kernel's start to the arrival of the peer's last signal; a peer that
+ * never arrived shows the time waited until the receive gave up).
+ */
+export interface EndpointStats {
+  dispatchSent: number[];
+  dispatchReceived: number[];
+  combineSent: number[];
+  combineReceived: number[];
+  dispatchWaitMs: number[];
+  combineWaitMs: number[];
+}
+
 export interface EndpointOptions {
   /** Every receive wait fails with TimeoutError after this long (default 10 s). */
   timeoutMs?: number;
@@ -243,6 +258,29 @@ export class RankEndpoint {
   memory(): { deviceBytes: number; localBytes: number } {
     this.live();
     return this.call(() => this.native.memory());
+  }
+
+  /**
+   * Turns the per-peer counters on (`readStats`): one small device allocation the stage kernels
+   * stamp. Enable before capturing a graph (a captured step keeps what it saw). Idempotent.
+   */
+  enableStats(): void {
+    this.live();
+    this.call(() => this.native.enableStats());
+  }
+
+  /** The latest step's per-peer counters (synchronizes `stream` first); also after a failed step. */
+  readStats(stream = 0n): EndpointStats {
+    this.live();
+    const s = this.call(() => this.native.stats(this.config.ranks, stream));
+    return {
+      dispatchSent: s.dispatchSent,
+      dispatchReceived: s.dispatchReceived,
+      combineSent: s.combineSent,
+      combineReceived: s.combineReceived,
+      dispatchWaitMs: s.dispatchWaitNs.map((ns) => ns / 1e6),
+      combineWaitMs: s.combineWaitNs.map((ns) => ns / 1e6),
+    };
   }
 
   /** Per (local expert, source) row counts [L, R] of the last dispatchRecv (synchronizes `stream` first). */

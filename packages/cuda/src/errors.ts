@@ -61,11 +61,24 @@ export interface NativeThrown {
   info?: NativeErrorInfo;
 }
 
+const ABI_PHASES: Record<string, string> = {
+  sy_dispatch_send: "dispatchSend",
+  sy_dispatch_recv: "dispatchRecv",
+  sy_combine_send: "combineSend",
+  sy_combine_recv: "combineRecv",
+};
+
+/** The session call a native phase-order message is about ("sy_combine_send: ..." -> combineSend). */
+function phaseOf(message: string): string {
+  const m = /(sy_(?:dispatch|combine)_(?:send|recv)): called out of order/.exec(message);
+  return (m && ABI_PHASES[m[1]]) ?? "phase";
+}
+
 /**
  * Maps an error thrown by the addon onto core's named errors:
  * SY_ERR_TIMEOUT -> TimeoutError(rank, peer, stage, timeoutMs); SY_ERR_PROTOCOL -> ProtocolError;
  * SY_ERR_INVALID_ARGUMENT -> InputError; SY_ERR_UNSUPPORTED -> UnsupportedError;
- * "destroyed" states -> DestroyedError; anything else -> NativeError.
+ * SY_ERR_PHASE -> PhaseError; "destroyed" states -> DestroyedError; anything else -> NativeError.
  */
 export function mapNativeError(e: unknown, rank: number, timeoutMs: number): Error {
   if (e instanceof SwitchyardError) return e;
@@ -86,6 +99,8 @@ export function mapNativeError(e: unknown, rank: number, timeoutMs: number): Err
       return new InputError(rank, "argument", message);
     case "SY_ERR_UNSUPPORTED":
       return new UnsupportedError("cuda", message);
+    case "SY_ERR_PHASE":
+      return new PhaseError(rank, phaseOf(message), message);
     case "SY_ERR_STATE":
       if (/destroyed|freed/.test(message)) return new DestroyedError(`cuda endpoint (rank ${rank})`);
       return new NativeError(rank, code, message);

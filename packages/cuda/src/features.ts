@@ -20,3 +20,15 @@ export function layoutRefusal(layout: string, env: NodeJS.ProcessEnv = process.e
   }
   return `the ${layout} layout`;
 }
+
+/**
+ * Per-peer step counters (`Session.stats`, capability `stats`): the wait times come from stamps in
+ * the receive kernels that have not run on a GPU yet, so the capability is declared (and the
+ * kernels stamp) only with SWITCHYARD_CUDA_STATS=1. Without it `stats(rank)` still answers with
+ * rows per peer and null waits.
+ */
+export const STATS_ENV = "SWITCHYARD_CUDA_STATS";
+
+export function statsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[STATS_ENV] === "1";
+}

@@ -9,11 +9,12 @@ export {
   type DeviceRef,
   type DispatchSendArgs,
   type EndpointOptions,
+  type EndpointStats,
   RankEndpoint,
 } from "./endpoint.js";
 export { type EnvStartOptions, type LaunchEnv, parseLaunchEnv, startFromEnv } from "./envStart.js";
 export { mapNativeError, NativeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
-export { CONTIGUOUS_ENV, contiguousEnabled } from "./features.js";
+export { CONTIGUOUS_ENV, contiguousEnabled, STATS_ENV, statsEnabled } from "./features.js";
 export { visibleGpuCount } from "./gpus.js";
 export { type LaunchOptions, WorkerGroup } from "./launcher.js";
 export { loadNative } from "./native/loader.js";

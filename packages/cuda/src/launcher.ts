@@ -19,6 +19,12 @@ export interface LaunchOptions {
   workerPath?: string;
   /** Bound on bootstrapping (unique id + NVSHMEM init), default 120 s. */
   initTimeoutMs?: number;
+  /**
+   * A worker's exit fails the whole group (default): every pending and later call rejects at once.
+   * false keeps the other workers serving (the rank-failure world watches them time out on the
+   * device): only the dead worker's calls reject, with its exit reason (`exitOf`).
+   */
+  failFast?: boolean;
 }
 
 interface Pending {
@@ -61,16 +67,21 @@ export class WorkerGroup {
   private failureError: Error | null = null;
   private closing = false;
   private readonly failureListeners: ((e: Error) => void)[] = [];
+  private readonly exits: (WorkerExitError | null)[];
   /** Runtime info each rank reported after init. */
   info: unknown[] = [];
 
-  private constructor(ranks: number) {
+  private constructor(
+    ranks: number,
+    private readonly failFast: boolean,
+  ) {
     this.ranks = ranks;
+    this.exits = new Array(ranks).fill(null);
   }
 
   /** Spawns the workers and bootstraps NVSHMEM by unique id. */
   static async launch(o: LaunchOptions): Promise<WorkerGroup> {
-    const g = new WorkerGroup(o.ranks);
+    const g = new WorkerGroup(o.ranks, o.failFast ?? true);
     const path = o.workerPath ?? DEFAULT_WORKER;
     for (let rank = 0; rank < o.ranks; rank++) {
       const device = o.devices?.[rank] ?? rank;
@@ -117,9 +128,26 @@ export class WorkerGroup {
     else p.reject(deserializeError(m.error));
   }
 
+  /** Why rank `rank`'s worker exited (code or signal, and the request it was answering), or null. */
+  exitOf(rank: number): WorkerExitError | null {
+    return this.exits[rank] ?? null;
+  }
+
   private onExit(rank: number, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.closing) return;
-    this.fail(new WorkerExitError(rank, code, signal));
+    const ops = [...this.pending.values()].filter((p) => p.rank === rank).map((p) => p.op);
+    const e = new WorkerExitError(rank, code, signal, ops.length ? `while answering ${ops.join(", ")}` : "");
+    this.exits[rank] = e;
+    if (this.failFast) {
+      this.fail(e);
+      return;
+    }
+    for (const [id, p] of this.pending) {
+      if (p.rank !== rank) continue;
+      clearTimeout(p.timer);
+      p.reject(e);
+      this.pending.delete(id);
+    }
   }
 
   /** Fails the group: rejects everything pending; later calls reject with the same error. */
@@ -137,6 +165,8 @@ export class WorkerGroup {
   /** Sends `op` to rank `rank`'s worker; rejects after `timeoutMs` (which also fails the group). */
   call<T>(rank: number, op: string, args: unknown, timeoutMs: number): Promise<T> {
     if (this.failureError) return Promise.reject(this.failureError);
+    const exited = this.exits[rank];
+    if (exited) return Promise.reject(exited);
     const child = this.children[rank];
     if (!child?.connected)
       return Promise.reject(new WorkerExitError(rank, child?.exitCode ?? null, null, "not connected"));
@@ -146,7 +176,7 @@ export class WorkerGroup {
         this.pending.delete(id);
         const err = new WorkerTimeoutError(rank, op, timeoutMs);
         reject(err);
-        this.fail(err);
+        if (this.failFast) this.fail(err);
       }, timeoutMs);
       this.pending.set(id, { rank, op, resolve: resolve as (v: unknown) => void, reject, timer });
       const req: WorkerRequest = { id, op, args };

@@ -8,17 +8,27 @@ import {
   PhaseTracker,
   type RankInput,
   type Session,
+  type StepStats,
   validateExpertOut,
   validateRank,
   validateRankInput,
 } from "@switchyard/core";
 import type { WorkerGroup } from "./launcher.js";
 import { releaseGroup } from "./pool.js";
+import { SessionStats } from "./sessionStats.js";
+import type { WithStats } from "./worker/rankState.js";
 
 let nextSession = 1;
 
 /** Slack on top of the device-side timeout before the launcher gives up on a worker's answer. */
 const IPC_SLACK_MS = 60_000;
+
+export interface CudaSessionOptions {
+  /** Ask the workers for the kernels' per-peer counters and wait stamps (SWITCHYARD_CUDA_STATS=1). */
+  stats?: boolean;
+  /** Where the workers go on destroy (default: back to the pool, or closed if the session failed). */
+  release?: (group: WorkerGroup, healthy: boolean) => Promise<void>;
+}
 
 /**
  * The world-level session core's interface describes, over one worker process per rank: every
@@ -26,6 +36,7 @@ const IPC_SLACK_MS = 60_000;
  * rank's worker, which runs the phase on its GPU. The group may have more workers than the config
  * has ranks (one NVSHMEM world over every GPU): they join opening and closing only. A receive stage's TimeoutError / ProtocolError
  * and a worker's exit fail the session: later calls rethrow that error; destroy() closes the workers.
+ * `stats(rank)` keeps answering after a failure (the counters live here, in the launcher's process).
  */
 export class CudaSession implements Session {
   readonly layout: Layout;
@@ -34,14 +45,17 @@ export class CudaSession implements Session {
   private destroyed = false;
   private broken: Error | null = null;
   private readonly ipcTimeoutMs: number;
+  private readonly recorder: SessionStats;
 
   private constructor(
     readonly config: Readonly<EpConfig>,
     private readonly group: WorkerGroup,
     readonly timeoutMs: number,
+    private readonly options: CudaSessionOptions,
   ) {
     this.layout = computeLayout(config);
     this.phases = new PhaseTracker(config.ranks);
+    this.recorder = new SessionStats(config);
     this.ipcTimeoutMs = timeoutMs + IPC_SLACK_MS;
     group.onFailure((e) => {
       this.broken ??= e;
@@ -53,9 +67,11 @@ export class CudaSession implements Session {
     config: Readonly<EpConfig>,
     group: WorkerGroup,
     timeoutMs = DEFAULT_TIMEOUT_MS,
+    options: CudaSessionOptions = {},
   ): Promise<CudaSession> {
-    const s = new CudaSession(config, group, timeoutMs);
-    await group.all("open", () => ({ session: s.id, config, timeoutMs }), s.ipcTimeoutMs + 60_000);
+    const s = new CudaSession(config, group, timeoutMs, options);
+    const stats = options.stats === true;
+    await group.all("open", () => ({ session: s.id, config, timeoutMs, stats }), s.ipcTimeoutMs + 60_000);
     return s;
   }
 
@@ -80,15 +96,17 @@ export class CudaSession implements Session {
     validateRankInput(this.config, rank, input);
     this.phases.check(rank, "dispatchSend");
     await this.forward(rank, "dispatchSend", { input });
+    this.recorder.dispatchSend(rank, this.phases.step(rank), input.topkIdx);
     this.phases.advance(rank, "dispatchSend");
   }
 
   async dispatchRecv(rank: number): Promise<DispatchResult> {
     this.enter(rank);
     this.phases.check(rank, "dispatchRecv");
-    const r = await this.forward<DispatchResult>(rank, "dispatchRecv");
+    const r = await this.forward<WithStats<DispatchResult>>(rank, "dispatchRecv");
+    this.recorder.dispatchRecv(rank, r.value.sourceCounts, r.stats);
     this.phases.advance(rank, "dispatchRecv");
-    return r;
+    return r.value;
   }
 
   async combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
@@ -96,15 +114,27 @@ export class CudaSession implements Session {
     this.phases.check(rank, "combineSend");
     validateExpertOut(rank, this.layout.rows, this.config.hidden, expertOut);
     await this.forward(rank, "combineSend", { expertOut });
+    this.recorder.combineSend(rank);
     this.phases.advance(rank, "combineSend");
   }
 
   async combineRecv(rank: number): Promise<Uint16Array> {
     this.enter(rank);
     this.phases.check(rank, "combineRecv");
-    const y = await this.forward<Uint16Array>(rank, "combineRecv");
+    const r = await this.forward<WithStats<Uint16Array>>(rank, "combineRecv");
+    this.recorder.combineRecv(rank, r.stats);
     this.phases.advance(rank, "combineRecv");
-    return y;
+    return r.value;
+  }
+
+  /**
+   * This rank's counters for its latest step (rows and bytes per peer of each completed call; with
+   * stats on, the kernels' wait per peer). Moves nothing; answers after a failure too.
+   */
+  async stats(rank: number): Promise<StepStats> {
+    if (this.destroyed) throw new DestroyedError("cuda session");
+    validateRank(this.config, rank);
+    return this.recorder.get(rank);
   }
 
   /**
@@ -123,6 +153,6 @@ export class CudaSession implements Session {
         healthy = false;
       }
     }
-    await releaseGroup(this.group, healthy);
+    await (this.options.release ?? releaseGroup)(this.group, healthy);
   }
 }

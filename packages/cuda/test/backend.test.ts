@@ -37,6 +37,11 @@ describe("cudaBackend without a GPU build", () => {
     expect(cudaCapabilities(2, { SWITCHYARD_CUDA_CONTIGUOUS: "0" }).layouts).toEqual(["masked"]);
   });
 
+  it("declares per-peer stats only with SWITCHYARD_CUDA_STATS=1 (wait stamps not yet run on a GPU)", () => {
+    expect(cudaCapabilities(2, {}).stats).toBe(false);
+    expect(cudaCapabilities(2, { SWITCHYARD_CUDA_STATS: "1" }).stats).toBe(true);
+  });
+
   it.skipIf(process.env.SWITCHYARD_CUDA_CONTIGUOUS === "1")(
     "refuses the contiguous layout with UnsupportedError before anything starts (without the switch)",
     async () => {

@@ -3,6 +3,7 @@ import {
   DestroyedError,
   defineConfig,
   InputError,
+  PhaseError,
   type RegionName,
   TimeoutError,
 } from "@switchyard/core";
@@ -28,6 +29,19 @@ function fake(): { native: NativeEndpoint; calls: string[] } {
     },
     setBlocks: (n) => void calls.push(`setBlocks ${n}`),
     memory: () => ({ deviceBytes: 1, localBytes: 0 }),
+    enableStats: () => void calls.push("enableStats"),
+    stats: (ranks, stream) => {
+      calls.push(`stats ${ranks} ${stream}`);
+      const z = (v: number) => Array.from({ length: ranks }, (_, p) => v + p);
+      return {
+        dispatchSent: z(1),
+        dispatchReceived: z(2),
+        combineSent: z(3),
+        combineReceived: z(4),
+        dispatchWaitNs: z(1_500_000),
+        combineWaitNs: z(2_000_000),
+      };
+    },
     destroy: () => void calls.push("destroy"),
   };
   return { native, calls };
@@ -70,6 +84,43 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     ep.destroy();
     expect(calls).toEqual(["destroy"]);
     expect(() => ep.dispatchRecv()).toThrow(DestroyedError);
+  });
+
+  it("readStats asks for the config's ranks and turns the kernels' nanoseconds into milliseconds", () => {
+    const { native, calls } = fake();
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0);
+    ep.enableStats();
+    expect(ep.readStats(5n)).toEqual({
+      dispatchSent: [1, 2],
+      dispatchReceived: [2, 3],
+      combineSent: [3, 4],
+      combineReceived: [4, 5],
+      dispatchWaitMs: [1.5, 1.500001],
+      combineWaitMs: [2, 2.000001],
+    });
+    expect(calls).toEqual(["enableStats", "stats 2 5"]);
+  });
+
+  it("a native phase-order refusal becomes PhaseError naming the call", () => {
+    const { native } = fake();
+    native.combineSend = () => {
+      throw Object.assign(
+        new Error(
+          "endpoint_checks.cc:48: sy_combine_send: called out of order: the endpoint's next call is sy_dispatch_recv",
+        ),
+        { code: "SY_ERR_PHASE" },
+      );
+    };
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 1);
+    const e = (() => {
+      try {
+        ep.combineSend({ ptr: 0x40n, bytes: 1 << 20 });
+      } catch (x) {
+        return x;
+      }
+    })();
+    expect(e).toBeInstanceOf(PhaseError);
+    expect(e).toMatchObject({ rank: 1, phase: "combineSend" });
   });
 
   it("setBlocks refuses a budget below 1 before the native side sees it", () => {

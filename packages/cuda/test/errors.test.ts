@@ -1,4 +1,11 @@
-import { DestroyedError, InputError, ProtocolError, TimeoutError, UnsupportedError } from "@switchyard/core";
+import {
+  DestroyedError,
+  InputError,
+  PhaseError,
+  ProtocolError,
+  TimeoutError,
+  UnsupportedError,
+} from "@switchyard/core";
 import { describe, expect, it } from "vitest";
 import {
   deserializeError,
@@ -12,6 +19,45 @@ const native = (code: string, message: string, info?: object) =>
   Object.assign(new Error(message), { code, info });
 
 describe("native error mapping", () => {
+  it("a combine count that disagrees names the expert rank, worded as core's reference", () => {
+    const e = mapNativeError(
+      native(
+        "SY_ERR_PROTOCOL",
+        "rank 0, combine recv, region combineSignal: expert rank 2 announced 5 rows, this rank's tokens route 4 slots to it",
+        { code: 4, stage: 2, peer: 2, region: 5, detail0: 5, detail1: 4 },
+      ),
+      0,
+      500,
+    );
+    expect(e).toBeInstanceOf(ProtocolError);
+    expect(e).toMatchObject({ rank: 0, stage: "combine recv", region: "combineSignal", peer: 2 });
+    expect(e.message).toBe(
+      "rank 0, combine recv, region combineSignal: expert rank 2 announced 5 rows, this rank's tokens route 4 slots to it",
+    );
+  });
+
+  it("a phase called out of order becomes PhaseError; a destroyed handle DestroyedError", () => {
+    const p = mapNativeError(
+      native(
+        "SY_ERR_PHASE",
+        "x.cc:1: sy_dispatch_recv: called out of order: the endpoint's next call is sy_dispatch_send",
+      ),
+      3,
+      500,
+    );
+    expect(p).toBeInstanceOf(PhaseError);
+    expect(p).toMatchObject({ rank: 3, phase: "dispatchRecv" });
+    const d = mapNativeError(
+      native(
+        "SY_ERR_STATE",
+        "handles.cc:52: sy_dispatch_send: ep (0x1) is not a live sy_endpoint: it was destroyed, or was never created",
+      ),
+      0,
+      500,
+    );
+    expect(d).toBeInstanceOf(DestroyedError);
+  });
+
   it("a receive timeout becomes TimeoutError(rank, peer, stage, timeoutMs)", () => {
     const e = mapNativeError(
       native("SY_ERR_TIMEOUT", "rank 0, dispatch recv, ...", {

@@ -37,6 +37,27 @@ describe("WorkerGroup (stand-in workers, no GPU)", () => {
     await g.close();
   });
 
+  it("with failFast off, a dead worker fails only its own calls and the launcher keeps its exit reason", async () => {
+    const g = await WorkerGroup.launch({ ranks: 2, workerPath: fake, failFast: false });
+    try {
+      const crash = g.call(1, "crash", { code: 9 }, 60_000);
+      await expect(crash).rejects.toThrow(
+        /rank 1: worker process exited \(exit code 9\): while answering crash/,
+      );
+      expect(g.failure).toBeNull();
+      expect(g.exitOf(1)?.exitCode).toBe(9);
+      expect(g.exitOf(0)).toBeNull();
+      await expect(g.call(1, "env", {}, 1000)).rejects.toBe(g.exitOf(1));
+      expect(await g.call<Record<string, string>>(0, "env", {}, 5000)).toMatchObject({
+        SWITCHYARD_RANK: "0",
+      });
+      await expect(g.call(0, "hang", {}, 100)).rejects.toBeInstanceOf(WorkerTimeoutError);
+      expect(g.failure).toBeNull();
+    } finally {
+      await g.close();
+    }
+  });
+
   it("times out a worker that does not answer", async () => {
     const g = await WorkerGroup.launch({ ranks: 1, workerPath: fake });
     await expect(g.call(0, "hang", {}, 200)).rejects.toBeInstanceOf(WorkerTimeoutError);

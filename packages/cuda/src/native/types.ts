@@ -41,7 +41,23 @@ export interface NativeEndpoint {
   /** Contiguous layout: grid size of its copy kernels (the SM budget). */
   setBlocks(blocks: number): void;
   memory(): { deviceBytes: number; localBytes: number };
+  /** Turns the per-peer counters on (one small device allocation; enable before capturing graphs). */
+  enableStats(): void;
+  /** Synchronises `stream`, then the counters of the latest step, arrays of `ranks` entries. */
+  stats(ranks: number, stream: bigint): NativeStats;
   destroy(): void;
+}
+
+/** sy_endpoint_stats: per peer p, rows and the receive stages' waits of the endpoint's latest step. */
+export interface NativeStats {
+  dispatchSent: number[];
+  dispatchReceived: number[];
+  combineSent: number[];
+  combineReceived: number[];
+  /** ns from dispatch recv's start until the last of p's signals arrived (or the receive gave up). */
+  dispatchWaitNs: number[];
+  /** ns from combine recv's start until p's signal arrived (or the receive gave up). */
+  combineWaitNs: number[];
 }
 
 /** The NCCL communicator of the bench's baseline (collective constructor). */

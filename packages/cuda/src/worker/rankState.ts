@@ -6,10 +6,19 @@ import {
   scalesPerRow,
   tokensOf,
 } from "@switchyard/core";
-import { RankEndpoint } from "../endpoint.js";
+import { type EndpointStats, RankEndpoint } from "../endpoint.js";
 import type { NativeStream } from "../native/types.js";
 import type { CudaRuntime } from "../runtime.js";
 import { DeviceTensor } from "../tensor.js";
+
+/** A receive's answer: the result and, with stats on, the endpoint's per-peer counters. */
+export interface WithStats<T> {
+  value: T;
+  stats: EndpointStats | null;
+}
+
+/** Runs between enqueueing a receive and waiting for it (the fault world's hook point). */
+export type Midway = () => Promise<void>;
 
 /**
  * One world-level session's state inside a rank's worker: the endpoint, device copies of the
@@ -30,11 +39,13 @@ export class RankState {
     readonly runtime: CudaRuntime,
     readonly config: Readonly<EpConfig>,
     timeoutMs: number,
+    private readonly stats = false,
   ) {
     const addon = runtime.addon;
     this.endpoint = RankEndpoint.create(runtime, config, { timeoutMs });
     this.stream = new addon.Stream();
     if (this.endpoint.bystander) return; // joins the collective allocation only
+    if (stats) this.endpoint.enableStats();
     const M = config.maxTokensPerRank;
     const H = config.hidden;
     const K = config.topK;
@@ -60,9 +71,11 @@ export class RankState {
     );
   }
 
-  async dispatchRecv(): Promise<DispatchResult> {
+  async dispatchRecv(midway?: Midway): Promise<WithStats<DispatchResult>> {
     this.endpoint.dispatchRecv(this.stream.handle);
-    return this.endpoint.readDispatch(this.stream.handle);
+    await midway?.();
+    const value = await this.endpoint.readDispatch(this.stream.handle);
+    return { value, stats: this.stats ? this.endpoint.readStats(this.stream.handle) : null };
   }
 
   combineSend(expertOut: Uint16Array): void {
@@ -70,14 +83,16 @@ export class RankState {
     this.endpoint.combineSend(this.expertOut, this.stream.handle);
   }
 
-  async combineRecv(): Promise<Uint16Array> {
+  async combineRecv(midway?: Midway): Promise<WithStats<Uint16Array>> {
     const T = this.tokens;
     this.endpoint.combineRecv(
       { topkIdx: this.idx, topkWeights: this.weights, numTokens: T, y: this.y },
       this.stream.handle,
     );
+    await midway?.();
     await this.endpoint.synchronize(this.stream.handle);
-    return this.y.download(Uint16Array, T * this.config.hidden);
+    const value = this.y.download(Uint16Array, T * this.config.hidden);
+    return { value, stats: this.stats ? this.endpoint.readStats(this.stream.handle) : null };
   }
 
   close(): void {

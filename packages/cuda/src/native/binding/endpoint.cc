@@ -3,8 +3,12 @@
 // Phases take device addresses as bigint and a stream (0n = default) and only enqueue work;
 // check(stream) synchronises off the JavaScript thread and resolves, or rejects with the
 // receive stage's timeout / protocol error. setBlocks(n): the contiguous layout's SM budget;
-// memory(): {deviceBytes, localBytes} the endpoint allocated.
+// memory(): {deviceBytes, localBytes} the endpoint allocated. enableStats() turns the per-peer
+// counters on; stats(ranks, stream) synchronises and returns them: {dispatchSent, dispatchReceived,
+// combineSent, combineReceived, dispatchWaitNs, combineWaitNs}, arrays of `ranks` numbers.
 #include "endpoint.h"
+
+#include <vector>
 
 #include "runtime.h"
 #include "status.h"
@@ -50,6 +54,7 @@ Napi::Object Endpoint::Init(Napi::Env env, Napi::Object exports) {
                    InstanceMethod("combineSend", &Endpoint::CombineSend),
                    InstanceMethod("combineRecv", &Endpoint::CombineRecv), InstanceMethod("check", &Endpoint::Check),
                    InstanceMethod("setBlocks", &Endpoint::SetBlocks), InstanceMethod("memory", &Endpoint::Memory),
+                   InstanceMethod("enableStats", &Endpoint::EnableStats), InstanceMethod("stats", &Endpoint::Stats),
                    InstanceMethod("destroy", &Endpoint::Destroy)});
   exports.Set("Endpoint", f);
   return exports;
@@ -153,6 +158,42 @@ Napi::Value Endpoint::Memory(const Napi::CallbackInfo& info) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("deviceBytes", Napi::Number::New(env, static_cast<double>(device)));
   o.Set("localBytes", Napi::Number::New(env, static_cast<double>(local)));
+  return o;
+}
+
+Napi::Value Endpoint::EnableStats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env, sy_endpoint_enable_stats(Get(env)), ep_);
+  return env.Undefined();
+}
+
+namespace {
+
+template <typename T>
+Napi::Array toArray(Napi::Env env, const std::vector<T>& v) {
+  Napi::Array a = Napi::Array::New(env, v.size());
+  for (size_t i = 0; i < v.size(); ++i) a.Set(static_cast<uint32_t>(i), Napi::Number::New(env, static_cast<double>(v[i])));
+  return a;
+}
+
+}  // namespace
+
+Napi::Value Endpoint::Stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const size_t ranks = static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
+  std::vector<uint32_t> dSent(ranks), dRecv(ranks), cSent(ranks), cRecv(ranks);
+  std::vector<uint64_t> dWait(ranks), cWait(ranks);
+  check(env,
+        sy_endpoint_stats(Get(env), toPtr<void>(info[1], "stream"), ranks, dSent.data(), dRecv.data(), cSent.data(),
+                          cRecv.data(), dWait.data(), cWait.data()),
+        ep_);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("dispatchSent", toArray(env, dSent));
+  o.Set("dispatchReceived", toArray(env, dRecv));
+  o.Set("combineSent", toArray(env, cSent));
+  o.Set("combineReceived", toArray(env, cRecv));
+  o.Set("dispatchWaitNs", toArray(env, dWait));
+  o.Set("combineWaitNs", toArray(env, cWait));
   return o;
 }
 

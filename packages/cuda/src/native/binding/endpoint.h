@@ -22,6 +22,8 @@ class Endpoint : public Napi::ObjectWrap<Endpoint> {
   Napi::Value Check(const Napi::CallbackInfo& info);
   Napi::Value SetBlocks(const Napi::CallbackInfo& info);
   Napi::Value Memory(const Napi::CallbackInfo& info);
+  Napi::Value EnableStats(const Napi::CallbackInfo& info);
+  Napi::Value Stats(const Napi::CallbackInfo& info);
   Napi::Value Destroy(const Napi::CallbackInfo& info);
   sy_endpoint* ep_ = nullptr;
   Napi::ObjectReference runtime_;

@@ -21,6 +21,7 @@ inline const char* statusName(int status) {
     case SY_ERR_UNSUPPORTED: return "SY_ERR_UNSUPPORTED";
     case SY_ERR_STATE: return "SY_ERR_STATE";
     case SY_ERR_NCCL: return "SY_ERR_NCCL";
+    case SY_ERR_PHASE: return "SY_ERR_PHASE";
     default: return "SY_ERR_INTERNAL";
   }
 }

@@ -20,7 +20,7 @@ cudaStream_t asStream(void* s) { return static_cast<cudaStream_t>(s); }
 
 extern "C" {
 
-const char* sy_version(void) { return "switchyard-cuda 0.2.0 (masked layout; contiguous experimental)"; }
+const char* sy_version(void) { return "switchyard-cuda 0.3.0 (masked layout; contiguous experimental)"; }
 
 const char* sy_param_names(void) { return sy::kParamNames; }
 
@@ -34,13 +34,16 @@ int sy_runtime_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int
                       sy_runtime** out) {
   return guard(nullptr, [&] {
     SY_REQUIRE(out != nullptr, "sy_runtime_create: out is NULL");
-    *out = sy::createRuntime(unique_id, rank, ranks, device);
+    *out = nullptr;
+    sy_runtime* rt = sy::createRuntime(unique_id, rank, ranks, device);
+    sy::trackHandle(rt);
+    *out = rt;
   });
 }
 
 int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out) {
   return guard(rt, [&] {
-    SY_HANDLE(rt, "sy_runtime_info_get: rt");
+    SY_LIVE(rt, kRuntimeMagic, "sy_runtime_info_get: rt");
     SY_HANDLE(out, "sy_runtime_info_get: out");
     *out = sy_runtime_info{rt->rank, rt->ranks, rt->device, rt->nodeRanks, rt->smCount, rt->directPeers};
   });
@@ -48,14 +51,20 @@ int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out) {
 
 int sy_runtime_destroy(sy_runtime* rt) {
   if (rt == nullptr) return SY_OK;
-  const int rc = guard(rt, [&] { sy::destroyRuntime(rt); });
-  if (rc == SY_OK) delete rt;
+  const int rc = guard(rt, [&] {
+    SY_LIVE(rt, kRuntimeMagic, "sy_runtime_destroy: rt");
+    sy::destroyRuntime(rt);
+  });
+  if (rc == SY_OK) {
+    sy::untrackHandle(rt);
+    delete rt;
+  }
   return rc;
 }
 
 int sy_barrier(sy_runtime* rt, void* stream) {
   return guard(rt, [&] {
-    SY_HANDLE(rt, "sy_barrier: rt");
+    SY_LIVE(rt, kRuntimeMagic, "sy_barrier: rt");
     sy::barrier(rt, asStream(stream));
   });
 }
@@ -63,14 +72,21 @@ int sy_barrier(sy_runtime* rt, void* stream) {
 int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
                        uint64_t timeout_ns, sy_endpoint** out) {
   return guard(rt, [&] {
-    SY_HANDLE(rt, "sy_endpoint_create: rt");
+    SY_LIVE(rt, kRuntimeMagic, "sy_endpoint_create: rt");
     SY_HANDLE(out, "sy_endpoint_create: out");
-    *out = sy::createEndpoint(rt, params, count, symmetric_bytes, timeout_ns);
+    *out = nullptr;
+    sy_endpoint* ep = sy::createEndpoint(rt, params, count, symmetric_bytes, timeout_ns);
+    sy::trackHandle(ep);
+    *out = ep;
   });
 }
 
 int sy_endpoint_destroy(sy_endpoint* ep) {
   if (ep == nullptr) return SY_OK;
+  // Refuse a handle that is not live before touching it (a second destroy is not a double free).
+  const int live = guard(nullptr, [&] { SY_LIVE(ep, kEndpointMagic, "sy_endpoint_destroy: ep"); });
+  if (live != SY_OK) return live;
+  sy::untrackHandle(ep);
   const int rc = guard(nullptr, [&] { sy::destroyEndpoint(ep); });
   delete ep;
   return rc;
@@ -78,7 +94,7 @@ int sy_endpoint_destroy(sy_endpoint* ep) {
 
 int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* bytes) {
   return guard(ep, [&] {
-    SY_HANDLE(ep, "sy_endpoint_region: ep");
+    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_region: ep");
     SY_REQUIRE(region >= 0 && region < sy::R_REGION_COUNT, "sy_endpoint_region: region " << region << " unknown");
     SY_REQUIRE(ep->alive, "sy_endpoint_region: the endpoint was destroyed");
     const uint64_t n = ep->ctx.p.bytes(region);
@@ -93,7 +109,7 @@ int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* 
 
 int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts) {
   return guard(ep, [&] {
-    SY_HANDLE(ep, "sy_endpoint_counts: ep");
+    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_counts: ep");
     SY_HANDLE(counts, "sy_endpoint_counts: counts");
     *counts = ep->ctx.counts;
   });
@@ -102,21 +118,21 @@ int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts) {
 int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
                      void* stream) {
   return guard(ep, [&] {
-    SY_HANDLE(ep, "sy_dispatch_send: ep");
+    SY_LIVE(ep, kEndpointMagic, "sy_dispatch_send: ep");
     sy::dispatchSend(ep, x, scales, topk_idx, num_tokens, asStream(stream));
   });
 }
 
 int sy_dispatch_recv(sy_endpoint* ep, void* stream) {
   return guard(ep, [&] {
-    SY_HANDLE(ep, "sy_dispatch_recv: ep");
+    SY_LIVE(ep, kEndpointMagic, "sy_dispatch_recv: ep");
     sy::dispatchRecv(ep, asStream(stream));
   });
 }
 
 int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream) {
   return guard(ep, [&] {
-    SY_HANDLE(ep, "sy_combine_send: ep");
+    SY_LIVE(ep, kEndpointMagic, "sy_combine_send: ep");
     sy::combineSend(ep, expert_out, asStream(stream));
   });
 }
@@ -124,15 +140,32 @@ int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream) {
 int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
                     void* stream) {
   return guard(ep, [&] {
-    SY_HANDLE(ep, "sy_combine_recv: ep");
+    SY_LIVE(ep, kEndpointMagic, "sy_combine_recv: ep");
     sy::combineRecv(ep, topk_idx, topk_weights, num_tokens, y, asStream(stream));
   });
 }
 
 int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info) {
   return guard(ep, [&] {
-    SY_HANDLE(ep, "sy_endpoint_check: ep");
+    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_check: ep");
     sy::check(ep, asStream(stream), info);
+  });
+}
+
+int sy_endpoint_enable_stats(sy_endpoint* ep) {
+  return guard(ep, [&] {
+    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_enable_stats: ep");
+    sy::enableStats(ep);
+  });
+}
+
+int sy_endpoint_stats(sy_endpoint* ep, void* stream, size_t ranks, uint32_t* dispatch_sent, uint32_t* dispatch_received,
+                      uint32_t* combine_sent, uint32_t* combine_received, uint64_t* dispatch_wait_ns,
+                      uint64_t* combine_wait_ns) {
+  return guard(ep, [&] {
+    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_stats: ep");
+    sy::readStats(ep, asStream(stream), ranks, dispatch_sent, dispatch_received, combine_sent, combine_received,
+                  dispatch_wait_ns, combine_wait_ns);
   });
 }
 
@@ -150,18 +183,21 @@ int sy_device_free(void* ptr) {
 
 int sy_memcpy_to_device(void* dst, const void* src, size_t bytes) {
   return guard(nullptr, [&] {
+    SY_REQUIRE(bytes == 0 || (dst != nullptr && src != nullptr), "sy_memcpy_to_device: dst or src is NULL");
     if (bytes) SY_CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
   });
 }
 
 int sy_memcpy_to_host(void* dst, const void* src, size_t bytes) {
   return guard(nullptr, [&] {
+    SY_REQUIRE(bytes == 0 || (dst != nullptr && src != nullptr), "sy_memcpy_to_host: dst or src is NULL");
     if (bytes) SY_CHECK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
   });
 }
 
 int sy_memset_device(void* dst, int value, size_t bytes) {
   return guard(nullptr, [&] {
+    SY_REQUIRE(bytes == 0 || dst != nullptr, "sy_memset_device: dst is NULL");
     if (bytes) SY_CHECK_CUDA(cudaMemset(dst, value, bytes));
   });
 }
@@ -243,6 +279,8 @@ int sy_event_record(void* event, void* stream, int external) {
 
 int sy_event_elapsed_ms(void* start, void* end, float* ms) {
   return guard(nullptr, [&] {
+    SY_HANDLE(start, "sy_event_elapsed_ms: start");
+    SY_HANDLE(end, "sy_event_elapsed_ms: end");
     SY_HANDLE(ms, "sy_event_elapsed_ms: ms");
     SY_CHECK_CUDA(cudaEventSynchronize(static_cast<cudaEvent_t>(end)));
     SY_CHECK_CUDA(cudaEventElapsedTime(ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)));
@@ -251,7 +289,7 @@ int sy_event_elapsed_ms(void* start, void* end, float* ms) {
 
 int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps) {
   return guard(rt, [&] {
-    SY_HANDLE(rt, "sy_bench_peer_write: rt");
+    SY_LIVE(rt, kRuntimeMagic, "sy_bench_peer_write: rt");
     SY_HANDLE(gbps, "sy_bench_peer_write: gbps");
     *gbps = sy::benchPeerWrite(rt, bytes, iters);
   });

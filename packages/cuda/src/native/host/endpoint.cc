@@ -37,17 +37,15 @@ void requireTokens(const sy_endpoint* ep, int T, const char* call) {
              call << ": num_tokens " << T << " is outside [0, maxTokensPerRank = " << ep->ctx.p.maxTokens() << "]");
 }
 
-void requirePtr(const void* p, const char* call, const char* name, unsigned align) {
-  SY_REQUIRE(p != nullptr, call << ": " << name << " is NULL");
-  SY_REQUIRE(reinterpret_cast<uintptr_t>(p) % align == 0,
-             call << ": " << name << " must be " << align << "-byte aligned");
-}
+/// Deep pointer checks run outside graph capture, unless SWITCHYARD_CUDA_POINTER_CHECKS=0.
+bool deepChecks(const sy_endpoint* ep, bool capturing) { return ep->rt->pointerChecks && !capturing; }
 
 }  // namespace
 
 sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetricBytes,
                             uint64_t timeoutNs) {
   SY_REQUIRE(rt != nullptr && rt->alive, "sy_endpoint_create: the runtime is NULL or destroyed");
+  SY_REQUIRE(timeoutNs > 0, "sy_endpoint_create: timeout_ns is 0; every receive would time out at once");
   SY_REQUIRE(params != nullptr && count == static_cast<size_t>(kParamCount),
              "sy_endpoint_create: expected " << kParamCount << " parameters (core's PARAM_NAMES), got " << count);
   SyParams p{};
@@ -134,6 +132,7 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     ep->ctx.splits = needStaging ? 1 : std::max(1, std::min(p.maxTokens(), (target + regions - 1) / regions));
     ep->combineBlocks = std::max(1, std::min(regions, target));
     ep->alive = true;
+    ++rt->endpoints;
   } catch (...) {
     destroyEndpoint(ep);
     delete ep;
@@ -144,6 +143,8 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
 
 void destroyEndpoint(sy_endpoint* ep) {
   cudaDeviceSynchronize();
+  if (ep->alive && ep->rt != nullptr) --ep->rt->endpoints;
+  freeStats(ep);
   freeContiguous(ep);
   if (ep->ctx.heap != nullptr) nvshmem_free(ep->ctx.heap);
   if (ep->ctx.staging != nullptr) nvshmem_free(ep->ctx.staging);
@@ -160,50 +161,72 @@ void destroyEndpoint(sy_endpoint* ep) {
 
 void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, int T,
                   cudaStream_t stream) {
-  requireAlive(ep, "sy_dispatch_send");
+  const char* call = "sy_dispatch_send";
+  requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
-  requireTokens(ep, T, "sy_dispatch_send");
+  const bool capturing = streamCapturing(stream);
+  enterPhase(ep, 0, capturing);
+  requireTokens(ep, T, call);
   const SyParams& p = ep->ctx.p;
+  const bool deep = deepChecks(ep, capturing);
+  const uint64_t rows = static_cast<uint64_t>(T);
   if (T > 0) {
-    requirePtr(x, "sy_dispatch_send", "x", p.quantize() ? 16 : 1);
-    requirePtr(topkIdx, "sy_dispatch_send", "topk_idx", 4);
-    if (p.inputFp8()) requirePtr(scales, "sy_dispatch_send", "scales (fp8 input)", 4);
+    const uint64_t xBytes = rows * p.hidden() * (p.inputFp8() ? 1 : 2);
+    requireDevicePtr(ep, x, xBytes, p.quantize() ? 16 : 1, call, "x", deep);
+    requireDevicePtr(ep, topkIdx, rows * p.topK() * 4, 4, call, "topk_idx", deep);
+    if (p.inputFp8()) requireDevicePtr(ep, scales, rows * (p.hidden() / 128) * 4, 4, call, "scales (fp8 input)", deep);
   }
-  SY_REQUIRE(p.inputFp8() || scales == nullptr, "sy_dispatch_send: scales given but the input dtype is bf16");
+  SY_REQUIRE(p.inputFp8() || scales == nullptr, call << ": scales given but the input dtype is bf16");
   if (p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
   else SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
+  leavePhase(ep, 0);
 }
 
 void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
   requireAlive(ep, "sy_dispatch_recv");
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  enterPhase(ep, 1, streamCapturing(stream));
   if (ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchDispatchRecvContiguous(ep->ctx, stream));
   else SY_CHECK_CUDA(launchDispatchRecv(ep->ctx, stream));
+  leavePhase(ep, 1);
 }
 
 void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
-  requireAlive(ep, "sy_combine_send");
+  const char* call = "sy_combine_send";
+  requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
-  requirePtr(expertOut, "sy_combine_send", "expert_out", 2);
-  if (ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchCombineSendContiguous(ep->ctx, expertOut, stream));
+  const bool capturing = streamCapturing(stream);
+  enterPhase(ep, 2, capturing);
+  const SyParams& p = ep->ctx.p;
+  const uint64_t bytes = static_cast<uint64_t>(p.v[P_ROWS]) * p.hidden() * 2;
+  requireDevicePtr(ep, expertOut, bytes, 2, call, "expert_out", deepChecks(ep, capturing));
+  if (p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchCombineSendContiguous(ep->ctx, expertOut, stream));
   else SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, ep->combineBlocks, stream));
+  leavePhase(ep, 2);
 }
 
 void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
                  cudaStream_t stream) {
-  requireAlive(ep, "sy_combine_recv");
+  const char* call = "sy_combine_recv";
+  requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
-  requireTokens(ep, T, "sy_combine_recv");
+  const bool capturing = streamCapturing(stream);
+  enterPhase(ep, 3, capturing);
+  requireTokens(ep, T, call);
+  const SyParams& p = ep->ctx.p;
   if (T > 0) {
-    requirePtr(topkIdx, "sy_combine_recv", "topk_idx", 4);
-    requirePtr(topkWeights, "sy_combine_recv", "topk_weights", 4);
-    requirePtr(y, "sy_combine_recv", "y", 2);
+    const bool deep = deepChecks(ep, capturing);
+    const uint64_t slots = static_cast<uint64_t>(T) * p.topK();
+    requireDevicePtr(ep, topkIdx, slots * 4, 4, call, "topk_idx", deep);
+    requireDevicePtr(ep, topkWeights, slots * 4, 4, call, "topk_weights", deep);
+    requireDevicePtr(ep, y, static_cast<uint64_t>(T) * p.hidden() * 2, 2, call, "y", deep);
   }
-  if (ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) {
+  if (p.v[P_LAYOUT_CONTIGUOUS]) {
     SY_CHECK_CUDA(launchCombineRecvContiguous(ep->ctx, topkIdx, topkWeights, T, y, stream));
   } else {
     SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, topkWeights, T, y, stream));
   }
+  leavePhase(ep, 3);
 }
 
 void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
@@ -240,6 +263,12 @@ void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
       if (w.stage == S_DISPATCH_RECV) {
         m << "rank " << w.peer << " announced " << w.detail0 << " rows but its per-expert counts add up to "
           << w.detail1;
+        break;
+      }
+      if (w.peer != 0xffffffffu) {
+        // core's combineRecv words it the same way
+        m << "expert rank " << w.peer << " announced " << w.detail0 << " rows, this rank's tokens route "
+          << w.detail1 << " slots to it";
         break;
       }
       m << "expert ranks announced " << w.detail0 << " rows, this rank's tokens use " << w.detail1 << " slots";

@@ -7,8 +7,10 @@
 #include "runtime.h"
 #include "switchyard_cuda.h"
 
+constexpr uint32_t kEndpointMagic = 0x53594550;  // "SYEP"
+
 struct sy_endpoint {
-  uint32_t magic = 0x53594550;  // "SYEP"
+  uint32_t magic = kEndpointMagic;
   std::string lastError;
   sy_runtime* rt = nullptr;
   sy::SyCtx ctx{};
@@ -25,6 +27,15 @@ struct sy_endpoint {
   /// A PE past the config's ranks: it joins the collective allocation, runs no phase.
   bool bystander = false;
   bool alive = false;
+  /// The next call of the step on the host (0 dispatch send, 1 dispatch recv, 2 combine send,
+  /// 3 combine recv); another is refused with SY_ERR_PHASE before anything is enqueued.
+  int phase = 0;
+  /// Cleared for good once a phase is enqueued under stream capture: the host cannot see graph
+  /// replays, so from then on the order is the caller's to keep.
+  bool phaseChecks = true;
+  /// Per-peer counters (sy_endpoint_enable_stats): one device allocation ctx.stats points into.
+  void* statsBuffer = nullptr;
+  uint64_t statsBytes = 0;
 };
 
 namespace sy {
@@ -47,5 +58,23 @@ void freeContiguous(sy_endpoint* ep);
 void setContiguousBlocks(sy_endpoint* ep, int blocks);
 /// Synchronises the stream; throws SY_ERR_TIMEOUT / SY_ERR_PROTOCOL with `info` filled on a recorded error.
 void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
+
+/// Phase order and pointers (endpoint_checks.cc). Calls: 0 dispatch send .. 3 combine recv.
+/// Whether `stream` is being captured into a graph (a failed query counts as capturing).
+bool streamCapturing(cudaStream_t stream);
+/// Refuses (SY_ERR_PHASE) a call the endpoint's phase does not allow; a capture turns checks off for good.
+void enterPhase(sy_endpoint* ep, int call, bool capturing);
+void leavePhase(sy_endpoint* ep, int call);
+/// Refuses (SY_ERR_INVALID_ARGUMENT) a NULL or misaligned pointer and, when `deep`, one that is not
+/// memory of this endpoint's GPU (host memory, another GPU's) or holds fewer than `bytes` bytes.
+void requireDevicePtr(const sy_endpoint* ep, const void* p, uint64_t bytes, unsigned align, const char* call,
+                      const char* name, bool deep);
+
+/// Per-peer counters (endpoint_stats.cc).
+void enableStats(sy_endpoint* ep);
+void freeStats(sy_endpoint* ep);
+/// Synchronises `stream`, then fills each non-NULL array of `ranks` entries (see sy_endpoint_stats).
+void readStats(sy_endpoint* ep, cudaStream_t stream, size_t ranks, uint32_t* dispatchSent, uint32_t* dispatchReceived,
+               uint32_t* combineSent, uint32_t* combineReceived, uint64_t* dispatchWaitNs, uint64_t* combineWaitNs);
 
 }  // namespace sy

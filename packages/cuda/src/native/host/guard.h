@@ -8,13 +8,14 @@
 #include "baseline.h"
 #include "endpoint.h"
 #include "error.h"
+#include "handles.h"
 #include "runtime.h"
 
 inline thread_local std::string tlsLastError;
 
-/// The last-error slot of a handle (told apart by its magic), or of this thread for NULL.
+/// The last-error slot of a live handle (told apart by its magic), else (NULL, destroyed, unknown) this thread's.
 inline std::string* errorSlot(const void* handle) {
-  if (handle != nullptr) {
+  if (sy::liveHandle(handle)) {
     const uint32_t magic = *static_cast<const uint32_t*>(handle);
     if (magic == 0x53595254) return &const_cast<sy_runtime*>(static_cast<const sy_runtime*>(handle))->lastError;
     if (magic == 0x53594550) return &const_cast<sy_endpoint*>(static_cast<const sy_endpoint*>(handle))->lastError;
@@ -46,4 +47,5 @@ int guard(const void* handle, F&& body) {
   }
 }
 
+/// An out-parameter or other pointer argument that must not be NULL (handles use SY_LIVE).
 #define SY_HANDLE(h, what) SY_REQUIRE((h) != nullptr, what " is NULL")

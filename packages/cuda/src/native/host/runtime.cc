@@ -64,12 +64,18 @@ sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int devi
   SY_CHECK_CUDA(cudaDeviceGetAttribute(&rt->smCount, cudaDevAttrMultiProcessorCount, device));
   const char* transport = std::getenv("SWITCHYARD_TRANSPORT");
   rt->forcePuts = transport != nullptr && std::strcmp(transport, "put") == 0;
+  const char* checks = std::getenv("SWITCHYARD_CUDA_POINTER_CHECKS");
+  rt->pointerChecks = checks == nullptr || std::strcmp(checks, "0") != 0;
   rt->alive = true;
   rt->directPeers = countDirectPeers(rt);
   return rt;
 }
 
 void destroyRuntime(sy_runtime* rt) {
+  if (rt->endpoints > 0) {
+    SY_THROW(SY_ERR_STATE, "sy_runtime_destroy: " << rt->endpoints
+                                                  << " endpoint(s) of this runtime are alive; destroy them first");
+  }
   if (rt->alive) {
     nvshmem_finalize();
     rt->alive = false;

@@ -4,8 +4,10 @@
 
 #include "switchyard_cuda.h"
 
+constexpr uint32_t kRuntimeMagic = 0x53595254;  // "SYRT"
+
 struct sy_runtime {
-  uint32_t magic = 0x53595254;  // "SYRT"
+  uint32_t magic = kRuntimeMagic;
   std::string lastError;
   int rank = 0;
   int ranks = 0;
@@ -14,6 +16,10 @@ struct sy_runtime {
   int smCount = 0;
   int directPeers = 0;     // PEs reachable with plain stores (nvshmem_ptr != NULL), self included
   bool forcePuts = false;  // SWITCHYARD_TRANSPORT=put: use the put path even for NVLink peers
+  /// Phases check that their pointers are memory of this GPU, long enough (cudaPointerGetAttributes,
+  /// cuMemGetAddressRange); SWITCHYARD_CUDA_POINTER_CHECKS=0 turns that off (NULL and alignment stay checked).
+  bool pointerChecks = true;
+  int endpoints = 0;       // live endpoints: the runtime refuses to be destroyed before them
   bool alive = false;
 };
 

@@ -1,6 +1,6 @@
 // Combine receive (contiguous layout): the masked stage's protocol and arithmetic (combine_recv.cu)
-// on a bounded grid: waits for every expert rank's signal, checks that the announced rows add up
-// to the slots this rank's tokens use, then
+// on a bounded grid: waits for every expert rank's signal, checks that each one announced exactly
+// the slots this rank's tokens route to it, then
 //   y[t][h] = bf16_rne( sum_{k = 0..K-1, topkIdx[t][k] >= 0} fp32(w[t][k] * x_k[h]) )
 // with __fmul_rn / __fadd_rn in slot order, rounded once: bit-exact with core's combineToken.
 //
@@ -11,8 +11,10 @@
 //
 // Grid: ctx.contig.blocks blocks of 1024 threads (the SM budget), one warp per token: each lane
 // holds 8 outputs and has the K slots' 16-byte loads in flight together. Every block waits on all
-// R signals itself; block 0 also checks the total; the last block advances the step counter.
+// R signals itself; block 0 also checks every expert rank's count and stamps the stats
+// (combine_check.cuh); the last block advances the step counter.
 #include "codec.cuh"
+#include "combine_check.cuh"
 #include "contiguous.cuh"
 #include "copy.cuh"
 #include "launch_contiguous.h"
@@ -25,46 +27,16 @@ namespace {
 constexpr int kThreads = kContigReduceThreads;
 constexpr int kWarps = kThreads / kWarp;
 
-__device__ int blockSumWide(int v, int* scratch) {
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  int total = 0;
-  for (int w = 0; w < kWarps; ++w) total += scratch[w];
-  return total;
-}
-
 __global__ void __launch_bounds__(kThreads) contigCombineRecvKernel(SyCtx c, const int32_t* topkIdx,
                                                                   const float* topkWeights, int T, uint16_t* y) {
   const SyParams& p = c.p;
-  const int R = p.ranks(), K = p.topK(), H = p.hidden();
+  const int K = p.topK(), H = p.hidden();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
-  __shared__ int scratch[kWarps];
+  __shared__ CombineCheckShared sCheck;
   __shared__ bool sLast;
 
-  // 1. Wait for every expert rank.
-  const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
-  const uint32_t maxRows = static_cast<uint32_t>(p.maxTokens()) * static_cast<uint32_t>(K);
-  int received = 0;
-  for (int peer = threadIdx.x; peer < R; peer += kThreads) {
-    if (hasError(c.state)) break;
-    const int n = waitSignal(words + peer, epoch, maxRows, c.state, c.timeoutNs, S_COMBINE_RECV,
-                             static_cast<uint32_t>(peer), R_COMBINE_SIGNAL);
-    received += n < 0 ? 0 : n;
-  }
-  received = blockSumWide(received, scratch);
-  if (blockIdx.x == 0) {
-    int used = 0;
-    for (int i = threadIdx.x; i < T * K; i += kThreads) used += topkIdx[i] >= 0 ? 1 : 0;
-    used = blockSumWide(used, scratch);
-    if (threadIdx.x == 0 && !hasError(c.state) && used != received) {
-      recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, 0xffffffffu, R_COMBINE_SIGNAL,
-                  static_cast<uint32_t>(received), static_cast<uint32_t>(used));
-    }
-  }
+  // 1. Wait for every expert rank; block 0 checks each rank's announced rows (combine_check.cuh).
+  waitExpertRanks<kThreads>(c, topkIdx, T, blockIdx.x == 0, sCheck);
   __syncthreads();
 
   // 2. Weighted sum in slot order, one warp per token.

@@ -110,6 +110,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     for (int e = 0; e < L; ++e) {
       for (int s = group; s < group + dp; ++s) sent += static_cast<uint32_t>(c.counts[e * R + s]);
     }
+    if (c.stats.combineSent != nullptr) c.stats.combineSent[home] = sent;
     const uint32_t word = encodeSignal(epoch, sent);
     const uint64_t sigOff = p.offset(R_COMBINE_SIGNAL) + static_cast<uint64_t>(c.rank) * 4;
     uint8_t* peer = c.peers[home];

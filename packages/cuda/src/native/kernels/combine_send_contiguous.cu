@@ -61,6 +61,7 @@ __global__ void __launch_bounds__(kThreads) contigCombineSendKernel(SyCtx c, con
     for (int e = 0; e < L; ++e) {
       for (int s = group; s < group + dp; ++s) sent += static_cast<uint32_t>(c.counts[e * R + s]);
     }
+    if (c.stats.combineSent != nullptr) c.stats.combineSent[home] = sent;
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[home] + p.offset(R_COMBINE_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, sent));
   }

@@ -4,6 +4,7 @@
 //
 ///  dispatchSignal Shape: [L, R]   u32 (epoch, count + 1) from source s for local expert e at [e][s]
 ///  counts         Shape: [L, R]   int32 out (local buffer): rows from s for e, 0 after an error
+///  stats.dispatchWaitNs Shape: [L, R] u64 ns from this thread's start to the signal's arrival (stats on)
 //
 // Grid: one thread per signal. Each wait is bounded by ctx.timeoutNs (%globaltimer); a timeout,
 // a count above maxTokensPerRank or an epoch from neither this step nor the previous one is
@@ -24,12 +25,14 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
   const int s = i % R;
   const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
+  const uint64_t t0 = globalTimerNs();
   int count = -1;
   if (!hasError(c.state)) {
     count = waitSignal(words + i, epoch, static_cast<uint32_t>(p.maxTokens()), c.state, c.timeoutNs,
                        S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
   }
   c.counts[i] = count < 0 ? 0 : count;
+  if (c.stats.dispatchWaitNs != nullptr) c.stats.dispatchWaitNs[i] = globalTimerNs() - t0;
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ __global__ void __launch_bounds__(kWaitThreads) waitKernel(SyCtx c) {
   int32_t* sOffsets = sRows + L;      // [L + 1]
   __shared__ bool sFailed;
 
+  const uint64_t t0 = globalTimerNs();
   const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
   const uint32_t* perExpert = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
   for (int s = threadIdx.x; s < R; s += kWaitThreads) {
@@ -56,6 +57,8 @@ __global__ void __launch_bounds__(kWaitThreads) waitKernel(SyCtx c) {
                      S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL);
     }
     sCounts[e * R + s] = n < 0 ? 0 : n;
+    // Stats: time until both of this (source, expert)'s signals were seen, [L, R] as the masked layout.
+    if (c.stats.dispatchWaitNs != nullptr) c.stats.dispatchWaitNs[e * R + s] = globalTimerNs() - t0;
   }
   __syncthreads();
   for (int s = threadIdx.x; s < R; s += kWaitThreads) {

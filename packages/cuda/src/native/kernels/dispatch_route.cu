@@ -92,7 +92,9 @@ __global__ void routeKernel(SyCtx c, const int32_t* topkIdx, int T, int countSig
     for (int ex = threadIdx.x; ex < E; ex += blockDim.x) {
       const int dst = ex / L, e = ex % L;
       uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[dst] + p.offset(R_COUNT_SIGNAL)) + c.rank * L + e;
-      stReleaseSys(sig, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&g.regionTotal[ex]))));
+      const uint32_t rows = static_cast<uint32_t>(__ldcg(&g.regionTotal[ex]));
+      if (c.stats.dispatchSent != nullptr) c.stats.dispatchSent[ex] = rows;  // [R, L]: ex = dst * L + e
+      stReleaseSys(sig, encodeSignal(epoch, rows));
     }
   }
   if (threadIdx.x == 0) g.done[D_ROUTE] = 0;  // reuse next step (and in graph replays)

@@ -17,7 +17,8 @@
 // dispatchSendKernel: grid (R * L) regions x `splits` blocks. Each block scans all T tokens with a
 // ballot prefix (so every block knows every row's index and the region's count), copies the rows
 // whose index is congruent to its split with the whole block (flattened over row x 16-byte
-// vector), and the last split to finish writes the signal (release, system scope).
+// vector), and the last split to finish writes the signal (release, system scope) and, with stats
+// on, the region's row count into ctx.stats.dispatchSent [R, L].
 #include "codec.cuh"
 #include "copy.cuh"
 #include "launch.h"
@@ -168,6 +169,7 @@ __global__ void __launch_bounds__(kThreads, 2) dispatchSendKernel(SyCtx c, const
              static_cast<uint64_t>(running) * sizeof(int4), dst);
     __syncthreads();
     if (threadIdx.x == 0) {
+      if (c.stats.dispatchSent != nullptr) c.stats.dispatchSent[region] = static_cast<uint32_t>(running);
       putQuiet();
       putSignal(reinterpret_cast<uint32_t*>(sym + p.offset(R_DISPATCH_SIGNAL)) + e * R + c.rank,
                 encodeSignal(epoch, running), dst);
@@ -188,6 +190,7 @@ __global__ void __launch_bounds__(kThreads, 2) dispatchSendKernel(SyCtx c, const
       }
     }
     if (last) {
+      if (c.stats.dispatchSent != nullptr) c.stats.dispatchSent[region] = static_cast<uint32_t>(running);
       uint32_t* sig = reinterpret_cast<uint32_t*>(peer + p.offset(R_DISPATCH_SIGNAL)) + e * R + c.rank;
       stReleaseSys(sig, encodeSignal(epoch, running));
     }

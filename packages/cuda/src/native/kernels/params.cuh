@@ -106,6 +106,17 @@ struct SyState {
   SyErrorWord error;
 };
 
+/// Per-peer counters of the latest step (sy_endpoint_enable_stats): device arrays the stage kernels
+/// stamp with plain stores, each entry written once per step. All null when stats are off, and
+/// then no kernel touches them.
+struct SyStats {
+  uint32_t* dispatchSent;    ///< [R, L] rows this rank wrote to (destination, local expert), by dispatch send
+  uint32_t* combineSent;     ///< [R] expert-output rows written to each home rank, by combine send
+  uint32_t* combineReceived; ///< [R] rows each expert rank announced, by combine recv
+  uint64_t* dispatchWaitNs;  ///< [L, R] ns from dispatch recv's start to the arrival of signal (e, s)
+  uint64_t* combineWaitNs;   ///< [R] ns from combine recv's start to the arrival of each expert rank's signal
+};
+
 /// Everything a kernel needs, passed by value.
 struct SyCtx {
   SyParams p;
@@ -121,6 +132,7 @@ struct SyCtx {
   int splits;                 ///< blocks per (dest, expert) region in dispatch send
   uint64_t timeoutNs;
   SyContig contig;            ///< contiguous layout only (zero for masked): route and receive tables
+  SyStats stats;              ///< per-peer counters, null pointers when off
 };
 
 }  // namespace sy

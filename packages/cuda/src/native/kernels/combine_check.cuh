@@ -1,0 +1,103 @@
+// Step 1 of both combine receive kernels (combine_recv.cu, combine_recv_contiguous.cu): wait for
+// every expert rank's signal, then check, per expert rank, that the rows it announced equal the
+// slots this rank's tokens route to it (core's combineRecv: "expert rank P announced N rows, this
+// rank's tokens route M slots to it"), and stamp the per-peer counters when stats are on.
+//
+///  combineSignal Shape: [R]      u32 (epoch, rows + 1) from each expert rank
+///  topkIdx       Shape: [T, K]   int32 global expert ids, -1 = unused slot; expert e lives on rank e / L
+//
+// Every block waits on all R signals itself (its acquire orders its own reads of combineX). One
+// block, the checker, also counts the used slots per owner rank in shared memory and records the
+// lowest disagreeing rank (E_COUNT_MISMATCH with that peer, announced, used). Worlds of more than
+// kMaxCheckedPeers ranks, and slots naming an expert past the world, fall back to comparing totals
+// (peer 0xffffffff).
+#pragma once
+#include <cstdint>
+
+#include "params.cuh"
+#include "signal.cuh"
+
+namespace sy {
+
+/// Largest world whose expert ranks are checked one by one (shared memory: 8 bytes a rank).
+constexpr int kMaxCheckedPeers = 1024;
+
+struct CombineCheckShared {
+  int announced[kMaxCheckedPeers];  ///< rows each expert rank announced, -1 where its wait failed
+  int used[kMaxCheckedPeers];       ///< slots of this rank's tokens owned by each rank
+  int scratch[32];
+  int bad;                          ///< lowest disagreeing rank, R when none
+};
+
+template <int kThreads>
+__device__ inline int blockSumOf(int v, int* scratch) {
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  int total = 0;
+  for (int w = 0; w < kThreads / 32; ++w) total += scratch[w];
+  return total;
+}
+
+/// Block-uniform `checker`. Errors go to the state's error word; the caller syncs the block after.
+template <int kThreads>
+__device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, int T, bool checker,
+                                       CombineCheckShared& s) {
+  const SyParams& p = c.p;
+  const int R = p.ranks(), K = p.topK(), L = p.localExperts();
+  const bool perPeer = R <= kMaxCheckedPeers;
+  const bool stamp = checker && c.stats.combineWaitNs != nullptr;
+  const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
+  const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
+  const uint32_t maxRows = static_cast<uint32_t>(p.maxTokens()) * static_cast<uint32_t>(K);
+  const uint64_t t0 = globalTimerNs();
+  int received = 0;
+  for (int peer = threadIdx.x; peer < R; peer += kThreads) {
+    int n = -1;
+    if (!hasError(c.state)) {
+      n = waitSignal(words + peer, epoch, maxRows, c.state, c.timeoutNs, S_COMBINE_RECV, static_cast<uint32_t>(peer),
+                     R_COMBINE_SIGNAL);
+    }
+    received += n < 0 ? 0 : n;
+    if (checker && perPeer) s.announced[peer] = n;
+    if (stamp) {
+      c.stats.combineWaitNs[peer] = globalTimerNs() - t0;
+      c.stats.combineReceived[peer] = n < 0 ? 0u : static_cast<uint32_t>(n);
+    }
+  }
+  if (!checker) return;
+  if (perPeer) {
+    for (int i = threadIdx.x; i < R; i += kThreads) s.used[i] = 0;
+  }
+  if (threadIdx.x == 0) s.bad = R;
+  __syncthreads();
+  int used = 0;
+  for (int i = threadIdx.x; i < T * K; i += kThreads) {
+    const int e = topkIdx[i];
+    if (e < 0) continue;
+    ++used;
+    const int owner = e / L;
+    if (perPeer && owner < R) atomicAdd(&s.used[owner], 1);
+  }
+  received = blockSumOf<kThreads>(received, s.scratch);  // its barriers publish `used` and `announced`
+  used = blockSumOf<kThreads>(used, s.scratch);
+  if (perPeer && !hasError(c.state)) {
+    for (int peer = threadIdx.x; peer < R; peer += kThreads) {
+      if (s.announced[peer] >= 0 && s.announced[peer] != s.used[peer]) atomicMin(&s.bad, peer);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && !hasError(c.state)) {
+    if (s.bad < R) {
+      recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, static_cast<uint32_t>(s.bad), R_COMBINE_SIGNAL,
+                  static_cast<uint32_t>(s.announced[s.bad]), static_cast<uint32_t>(s.used[s.bad]));
+    } else if (used != received) {
+      recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, 0xffffffffu, R_COMBINE_SIGNAL,
+                  static_cast<uint32_t>(received), static_cast<uint32_t>(used));
+    }
+  }
+}
+
+}  // namespace sy

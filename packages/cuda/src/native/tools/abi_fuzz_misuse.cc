@@ -1,0 +1,142 @@
+// C ABI fuzzer: the calls on the GPU world that need no step (see abi_fuzz_world.h).
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../kernels/params.cuh"
+#include "abi_fuzz_world.h"
+
+namespace syfuzz {
+namespace {
+
+constexpr int INV = SY_ERR_INVALID_ARGUMENT, STATE = SY_ERR_STATE;
+
+}  // namespace
+
+void endpointQueries(Fuzz& f, World& w) {
+  void* p = nullptr;
+  uint64_t n = 0;
+  f.expect("sy_endpoint_region", "region -1", INV, sy_endpoint_region(w.ep, -1, &p, &n), w.ep);
+  f.expect("sy_endpoint_region", "region 10 (past REGION_NAMES)", INV, sy_endpoint_region(w.ep, 10, &p, &n), w.ep);
+  f.expect("sy_endpoint_region", "outputs NULL", SY_OK, sy_endpoint_region(w.ep, 1, nullptr, nullptr), w.ep);
+  f.expect("sy_endpoint_counts", "counts NULL", INV, sy_endpoint_counts(w.ep, nullptr), w.ep);
+  f.expect("sy_endpoint_set_blocks", "blocks 0", INV, sy_endpoint_set_blocks(w.ep, 0), w.ep);
+  f.expect("sy_endpoint_set_blocks", "blocks 70000", INV, sy_endpoint_set_blocks(w.ep, 70000), w.ep);
+  f.expect("sy_endpoint_memory", "outputs NULL", SY_OK, sy_endpoint_memory(w.ep, nullptr, nullptr), w.ep);
+  uint32_t u[8] = {};
+  uint64_t ns[8] = {};
+  f.expect("sy_endpoint_stats", "before sy_endpoint_enable_stats", STATE,
+           sy_endpoint_stats(w.ep, w.stream, w.cf->ranks, u, u, u, u, ns, ns), w.ep);
+  double gbps = 0;
+  f.expect("sy_bench_peer_write", "bytes 8", INV, sy_bench_peer_write(w.rt, 8, 1, &gbps), w.rt);
+  f.expect("sy_bench_peer_write", "iters 0", INV, sy_bench_peer_write(w.rt, 16, 0, &gbps), w.rt);
+  f.expect("sy_bench_peer_write", "gbps NULL", INV, sy_bench_peer_write(w.rt, 16, 1, nullptr), w.rt);
+  sy_runtime_info info{};
+  f.expect("sy_runtime_info_get", "out NULL", INV, sy_runtime_info_get(w.rt, nullptr), w.rt);
+  f.expect("sy_runtime_info_get", "valid", SY_OK, sy_runtime_info_get(w.rt, &info), w.rt);
+  // A handle of the other kind.
+  f.expect("sy_dispatch_recv", "a runtime passed as the endpoint", INV,
+           sy_dispatch_recv(reinterpret_cast<sy_endpoint*>(w.rt), w.stream), w.rt);
+  f.expect("sy_barrier", "an endpoint passed as the runtime", INV,
+           sy_barrier(reinterpret_cast<sy_runtime*>(w.ep), w.stream), w.ep);
+  void* g = nullptr;
+  f.expect("sy_graph_end_capture", "no capture begun", SY_ERR_CUDA, sy_graph_end_capture(w.stream, &g));
+}
+
+void endpointCreation(Fuzz& f, World& w) {
+  const CaseFile& c = *w.cf;
+  sy_endpoint* ep = nullptr;
+  auto withParam = [&](int i, uint64_t v) {
+    std::vector<uint64_t> p = c.params;
+    p[i] = v;
+    return p;
+  };
+  const uint64_t bytes = c.symmetricBytes, t = 1000000000ull;
+  f.expect("sy_endpoint_create", "params NULL", INV, sy_endpoint_create(w.rt, nullptr, SY_PARAM_COUNT, bytes, t, &ep), w.rt);
+  f.expect("sy_endpoint_create", "33 parameters", INV, sy_endpoint_create(w.rt, c.params.data(), 33, bytes, t, &ep), w.rt);
+  f.expect("sy_endpoint_create", "timeout 0", INV, sy_endpoint_create(w.rt, c.params.data(), SY_PARAM_COUNT, bytes, 0, &ep), w.rt);
+  f.expect("sy_endpoint_create", "symmetric_bytes 256", INV,
+           sy_endpoint_create(w.rt, c.params.data(), SY_PARAM_COUNT, 256, t, &ep), w.rt);
+  f.expect("sy_endpoint_create", "out NULL", INV,
+           sy_endpoint_create(w.rt, c.params.data(), SY_PARAM_COUNT, bytes, t, nullptr), w.rt);
+  const struct {
+    int index;
+    uint64_t value;
+    const char* what;
+  } bad[] = {{sy::P_RANKS, c.ranks + 1ull, "more ranks than the runtime"},
+             {sy::P_HIDDEN, 0, "hidden 0"},
+             {sy::P_LOCAL_EXPERTS, 0, "localExperts 0"},
+             {sy::P_DISPATCH_ELEM_BYTES, 3, "dispatchElemBytes 3"},
+             {sy::P_SCALAR_COUNT + 2 * sy::R_DISPATCH_X, c.params[sy::P_SCALAR_COUNT + 2 * sy::R_DISPATCH_X] + 8,
+              "dispatchX offset not 256-aligned"}};
+  for (const auto& b : bad) {
+    const std::vector<uint64_t> p = withParam(b.index, b.value);
+    f.expect("sy_endpoint_create", b.what, INV, sy_endpoint_create(w.rt, p.data(), SY_PARAM_COUNT, bytes, t, &ep), w.rt);
+  }
+  f.check("sy_endpoint_create", "a refused create leaves *out NULL", ep == nullptr);
+}
+
+void destroyedEndpoint(Fuzz& f, World& w) {
+  const CaseFile& c = *w.cf;
+  sy_endpoint* ep = nullptr;
+  f.expect("sy_endpoint_create", "a second endpoint", SY_OK,
+           sy_endpoint_create(w.rt, c.params.data(), SY_PARAM_COUNT, c.symmetricBytes, 1000000000ull, &ep), w.rt);
+  f.expect("sy_endpoint_destroy", "the second endpoint", SY_OK, sy_endpoint_destroy(ep));
+  // Nothing is created in between, so the address cannot have been reused.
+  void* p = nullptr;
+  uint64_t n = 0;
+  const int32_t* counts = nullptr;
+  sy_error_info info{};
+  uint32_t u[8] = {};
+  uint64_t ns[8] = {};
+  f.expect("sy_endpoint_region", "destroyed", STATE, sy_endpoint_region(ep, 1, &p, &n), ep);
+  f.expect("sy_endpoint_counts", "destroyed", STATE, sy_endpoint_counts(ep, &counts), ep);
+  f.expect("sy_dispatch_send", "destroyed", STATE,
+           sy_dispatch_send(ep, w.x.p, nullptr, static_cast<int32_t*>(w.idx.p), w.T(), w.stream), ep);
+  f.expect("sy_dispatch_recv", "destroyed", STATE, sy_dispatch_recv(ep, w.stream), ep);
+  f.expect("sy_combine_send", "destroyed", STATE, sy_combine_send(ep, w.out.p, w.stream), ep);
+  f.expect("sy_combine_recv", "destroyed", STATE,
+           sy_combine_recv(ep, static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), w.T(), w.y.p, w.stream), ep);
+  f.expect("sy_endpoint_check", "destroyed", STATE, sy_endpoint_check(ep, w.stream, &info), ep);
+  f.expect("sy_endpoint_set_blocks", "destroyed", STATE, sy_endpoint_set_blocks(ep, 8), ep);
+  f.expect("sy_endpoint_memory", "destroyed", STATE, sy_endpoint_memory(ep, &n, &n), ep);
+  f.expect("sy_endpoint_enable_stats", "destroyed", STATE, sy_endpoint_enable_stats(ep), ep);
+  f.expect("sy_endpoint_stats", "destroyed", STATE, sy_endpoint_stats(ep, w.stream, c.ranks, u, u, u, u, ns, ns), ep);
+  f.expect("sy_endpoint_destroy", "destroyed twice", STATE, sy_endpoint_destroy(ep), ep);
+  f.check("sy_last_error", "of a destroyed endpoint", sy_last_error(ep) != nullptr);
+}
+
+/// combine recv told fewer tokens than dispatch sent: the kernel names expert rank 0's count.
+void protocolFault(Fuzz& f, World& w) {
+  const CaseFile& c = *w.cf;
+  sy_endpoint* ep = nullptr;
+  f.expect("sy_endpoint_create", "an endpoint for the protocol fault", SY_OK,
+           sy_endpoint_create(w.rt, c.params.data(), SY_PARAM_COUNT, c.symmetricBytes, 1000000000ull, &ep), w.rt);
+  f.expect("sy_endpoint_enable_stats", "before the faulty step", SY_OK, sy_endpoint_enable_stats(ep), ep);
+  const float* sc = c.inScalesPerRow ? static_cast<float*>(w.scales.p) : nullptr;
+  sy_error_info info{};
+  f.expect("sy_dispatch_send", "valid", SY_OK, sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), w.T(), w.stream), ep);
+  f.expect("sy_dispatch_recv", "valid", SY_OK, sy_dispatch_recv(ep, w.stream), ep);
+  f.expect("sy_combine_send", "valid", SY_OK, sy_combine_send(ep, w.out.p, w.stream), ep);
+  f.expect("sy_combine_recv", "0 tokens where dispatch sent T (enqueued: the kernel finds it)", SY_OK,
+           sy_combine_recv(ep, nullptr, nullptr, 0, nullptr, w.stream), ep);
+  const int rc = sy_endpoint_check(ep, w.stream, &info);
+  f.expect("sy_endpoint_check", "rows announced != slots used", SY_ERR_PROTOCOL, rc, ep);
+  const std::string m = rc == SY_OK ? "" : sy_last_error(ep);
+  f.check("sy_endpoint_check", "error info names expert rank 0, combine recv, code 4",
+          info.code == 4 && info.stage == 2 && info.peer == 0, m);
+  f.check("sy_endpoint_check", "message as core's reference words it",
+          m.find("expert rank 0 announced") != std::string::npos && m.find("slots to it") != std::string::npos, m);
+  f.expect("sy_dispatch_send", "after a failed step", STATE,
+           sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), w.T(), w.stream), ep);
+  uint32_t u[4] = {};
+  uint64_t ns[2] = {};
+  f.expect("sy_endpoint_stats", "after the failed step", SY_OK,
+           sy_endpoint_stats(ep, w.stream, c.ranks, &u[0], &u[1], &u[2], &u[3], &ns[0], &ns[1]), ep);
+  f.check("sy_endpoint_stats", "the failed step's counts are there", u[3] == u[0] && u[0] > 0);
+  f.expect("sy_endpoint_destroy", "the failed endpoint", SY_OK, sy_endpoint_destroy(ep));
+}
+
+}  // namespace syfuzz
