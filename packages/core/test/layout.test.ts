@@ -129,13 +129,15 @@ describe("computeLayout", () => {
         for (let r = 0; r < c.ranks; r++) await session.dispatchSend(r, input);
         const result = await session.dispatchRecv(0);
         const rows = deliveredRows(c, result);
-        const owned = Math.ceil(T / c.dpSize);
         const perSource = Array.from({ length: c.ranks }, (_, s) =>
           Math.max(0, Math.floor((T - 1 - (s % c.dpSize)) / c.dpSize) + 1),
         );
         const expected = perSource.reduce((a, b) => a + b, 0) * Math.min(K, L);
         expect(rows.length).toBe(expected);
-        expect(owned).toBeLessThanOrEqual(c.maxTokensPerRank);
+        // Every (local expert, source) region holds all of that source's tokens for experts 0..min(K, L)-1.
+        for (let e = 0; e < L; e++)
+          for (let s = 0; s < c.ranks; s++)
+            expect(result.sourceCounts[e * c.ranks + s]).toBe(e < Math.min(K, L) ? perSource[s] : 0);
         for (const { row } of rows) expect(row).toBeLessThan(computeLayout(c).rows);
       }),
       { numRuns: 40 },

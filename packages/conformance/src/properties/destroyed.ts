@@ -29,7 +29,8 @@ export const destroyed = defineProperty({
     await withSession(ctx, config, async (session) => {
       if (when === "after a step") await runStep(session, inputs, provenanceExperts(config));
       if (when === "after some sends") {
-        for (let r = 0; r < rng.int(1, config.ranks); r++) await session.dispatchSend(r, inputs[r]);
+        const senders = rng.int(1, config.ranks);
+        for (let r = 0; r < senders; r++) await session.dispatchSend(r, inputs[r]);
       }
       await session.destroy();
       for (const r of rng.permutation(config.ranks).slice(0, 2)) {
