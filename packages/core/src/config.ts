@@ -67,11 +67,10 @@ export function validateConfig(config: EpConfig): void {
   const ranks = positiveInt(config, "ranks", 4096);
   const dpSize = positiveInt(config, "dpSize", ranks);
   const experts = positiveInt(config, "experts", 1 << 20);
-  const topK = positiveInt(config, "topK", experts);
+  positiveInt(config, "topK", experts);
   const hidden = positiveInt(config, "hidden", 1 << 20);
   positiveInt(config, "maxTokensPerRank", MAX_SIGNAL_COUNT);
   positiveInt(config, "expertAlignment", 1 << 16);
-  void topK;
   if (ranks % dpSize !== 0) {
     throw new ConfigError("dpSize", dpSize, `must divide ranks (${ranks})`);
   }
