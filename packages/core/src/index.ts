@@ -15,6 +15,7 @@ export * from "./layout/layout.js";
 export * from "./layout/params.js";
 export * from "./layout/region.js";
 export * from "./placement.js";
+export * from "./random.js";
 export * from "./reference/combine.js";
 export * from "./reference/dispatch.js";
 export * from "./rows.js";

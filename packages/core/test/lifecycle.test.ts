@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describeMemory, growth, settledMemory } from "../../../test-support/memory.js";
 import {
   DestroyedError,
   defineConfig,
@@ -7,7 +8,6 @@ import {
   type ReferenceSession,
   referenceBackend,
 } from "../src/index.js";
-import { describeMemory, growth, settledMemory } from "./memory.js";
 
 // R4, E16, H256, M32, masked: each session's heaps are 4 x 330 KiB = 1.3 MiB, so a session that
 // leaked its heaps would grow arrayBuffers by 1.3 MiB a cycle (1.3 GiB over the run).

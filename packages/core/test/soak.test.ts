@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describeMemory, growth, settledMemory } from "../../../test-support/memory.js";
 import {
   defineConfig,
   deliveredRows,
@@ -9,18 +10,10 @@ import {
   ReferenceSession,
   referenceCombine,
   referenceDispatch,
+  seededRandom,
 } from "../src/index.js";
-import { describeMemory, growth, settledMemory } from "./memory.js";
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+const rng = seededRandom;
 
 function stepInputs(config: EpConfig, rand: () => number): RankInput[] {
   const { topK: K, hidden: H, experts: E } = config;

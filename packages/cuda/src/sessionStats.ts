@@ -2,11 +2,11 @@ import {
   blockPlacement,
   type EpConfig,
   localExperts,
-  type PeerTraffic,
   peerTraffic,
   rowsBySource,
-  type StepCall,
+  type StatsEntry,
   type StepStats,
+  stepStatsOf,
 } from "@switchyard/core";
 import type { EndpointStats } from "./endpoint.js";
 
@@ -46,11 +46,7 @@ export function combineRows(config: Readonly<EpConfig>, sourceCounts: ArrayLike<
   });
 }
 
-interface Entry {
-  step: number;
-  completed: StepCall | null;
-  traffic: (PeerTraffic | null)[];
-  waits: [readonly number[] | null, readonly number[] | null];
+interface Entry extends StatsEntry {
   topkIdx: Int32Array | null;
   sourceCounts: Int32Array | null;
 }
@@ -121,17 +117,6 @@ export class SessionStats {
   }
 
   get(rank: number): StepStats {
-    const e = this.entries[rank];
-    return Object.freeze({
-      rank,
-      step: e.step,
-      completed: e.completed,
-      dispatchSent: e.traffic[0],
-      dispatchReceived: e.traffic[1],
-      combineSent: e.traffic[2],
-      combineReceived: e.traffic[3],
-      dispatchWaitMs: e.waits[0],
-      combineWaitMs: e.waits[1],
-    });
+    return stepStatsOf(rank, this.entries[rank]);
   }
 }

@@ -6,21 +6,13 @@ import {
   type RankInput,
   ReferenceSession,
   type Session,
+  seededRandom,
 } from "@switchyard/core";
 import { expect } from "vitest";
 import { WebGpuSession, type WebGpuSessionOptions } from "../src/session.js";
 
-/** mulberry32: a small seeded generator, so every case replays from its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+/** The seeded generator every check replays from (core's mulberry32). */
+export const rng = seededRandom;
 
 export function int(rand: () => number, lo: number, hi: number): number {
   return lo + Math.floor(rand() * (hi - lo + 1));

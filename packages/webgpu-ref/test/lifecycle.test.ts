@@ -1,8 +1,8 @@
 import { DestroyedError, defineConfig, ReferenceSession } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
+import { describeMemory, growth, settledMemory } from "../../../test-support/memory.js";
 import { webgpuBackend } from "../src/index.js";
 import { randomExpertOut, randomInputs, rng, runStep } from "./helpers.js";
-import { describeMemory, growth, settledMemory } from "./memory.js";
 
 // R4 E16 K4 H1024 M64 masked: each session allocates 4 heaps of 2.6 MiB plus work and staging
 // buffers (over 10 MiB) on the device, which lavapipe keeps in host memory; a session that leaked

@@ -7,9 +7,9 @@ import {
   type Session,
 } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
+import { describeMemory, growth, settledMemory } from "../../../test-support/memory.js";
 import { webgpuBackend } from "../src/index.js";
 import { int, randomInputs, rng } from "./helpers.js";
-import { describeMemory, growth, settledMemory } from "./memory.js";
 
 /** 300 in CI; SWITCHYARD_SOAK_STEPS runs a longer soak by hand. */
 const STEPS = Number(process.env.SWITCHYARD_SOAK_STEPS ?? 300);

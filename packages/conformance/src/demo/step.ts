@@ -8,19 +8,11 @@ import {
   type RankInput,
   referenceCombine,
   referenceDispatch,
+  seededRandom,
 } from "@switchyard/core";
 
-/** A small deterministic generator (mulberry32) so a demo is replayable from its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+/** The seeded generator every check replays from (core's mulberry32). */
+export const rng = seededRandom;
 
 /** Router-like inputs: Zipf-skewed expert choice (a few hot experts), softmax-ish weights. */
 export function demoInputs(config: EpConfig, tokens: number, seed: number): RankInput[] {

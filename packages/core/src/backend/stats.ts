@@ -90,11 +90,27 @@ export function statsPosition(phase: Phase, step: number): { step: number; compl
   }
 }
 
-interface Entry {
+/** A rank's counters as a backend keeps them: traffic in `STEP_CALLS` order, waits (dispatch, combine). */
+export interface StatsEntry {
   step: number;
   completed: StepCall | null;
   traffic: (PeerTraffic | null)[];
   waits: [readonly number[] | null, readonly number[] | null];
+}
+
+/** The frozen `StepStats` of a rank's entry. */
+export function stepStatsOf(rank: number, e: StatsEntry): StepStats {
+  return Object.freeze({
+    rank,
+    step: e.step,
+    completed: e.completed,
+    dispatchSent: e.traffic[0],
+    dispatchReceived: e.traffic[1],
+    combineSent: e.traffic[2],
+    combineReceived: e.traffic[3],
+    dispatchWaitMs: e.waits[0],
+    combineWaitMs: e.waits[1],
+  });
 }
 
 /**
@@ -102,7 +118,7 @@ interface Entry {
  * completes; `get` returns the rank's latest counters. `dispatchSend` starts a new step.
  */
 export class StatsRecorder {
-  private readonly entries: Entry[];
+  private readonly entries: StatsEntry[];
 
   constructor(private readonly config: Readonly<EpConfig>) {
     this.entries = Array.from({ length: config.ranks }, () => ({
@@ -138,18 +154,7 @@ export class StatsRecorder {
   }
 
   get(rank: number): StepStats {
-    const e = this.entries[rank];
-    return Object.freeze({
-      rank,
-      step: e.step,
-      completed: e.completed,
-      dispatchSent: e.traffic[0],
-      dispatchReceived: e.traffic[1],
-      combineSent: e.traffic[2],
-      combineReceived: e.traffic[3],
-      dispatchWaitMs: e.waits[0],
-      combineWaitMs: e.waits[1],
-    });
+    return stepStatsOf(rank, this.entries[rank]);
   }
 }
 

@@ -8,19 +8,11 @@ import {
   referenceCombine,
   referenceDispatch,
   scalesPerRow,
+  seededRandom,
 } from "@switchyard/core";
 
-/** mulberry32: a small deterministic generator, so every check replays from its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+/** The seeded generator every check replays from (core's mulberry32). */
+export const rng = seededRandom;
 
 /**
  * Inputs of every rank for one step: `tokens` per DP group, distinct experts per token (a slot is

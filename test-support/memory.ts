@@ -1,3 +1,4 @@
+/** Test support shared by the packages' memory checks (lifecycle and soak tests of core and webgpu-ref). */
 /** Process memory in bytes, as `process.memoryUsage()` reports it. */
 export interface MemorySample {
   heapUsed: number;
@@ -9,7 +10,7 @@ export interface MemorySample {
 const KEYS = ["heapUsed", "external", "arrayBuffers", "rss"] as const;
 
 /**
- * Memory after forcing garbage collection (vitest runs this package with --expose-gc; without it
+ * Memory after forcing garbage collection (vitest runs those packages with --expose-gc; without it
  * the sample is taken as is and the test says so).
  */
 export async function settledMemory(): Promise<MemorySample & { collected: boolean }> {
