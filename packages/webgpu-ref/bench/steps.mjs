@@ -4,7 +4,7 @@
 // One step = every rank's dispatchSend, dispatchRecv, combineSend and combineRecv, ranks in order,
 // with T = maxTokensPerRank tokens per rank routed uniformly and random expert outputs.
 // dispatchSend only submits (it never waits for peers): its GPU time shows up in dispatchRecv.
-import { defineConfig, describeLayout, encodeBf16 } from "@switchyard/core";
+import { defineConfig, describeLayout, encodeBf16, seededRandom } from "@switchyard/core";
 import { webgpuBackend } from "../dist/index.js";
 
 const args = process.argv.slice(2);
@@ -32,16 +32,7 @@ const CASES = [
   ["deepseek", "bf16->fp8", { ...DEEPSEEK, layout: "contiguous" }],
 ];
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+const rng = seededRandom;
 
 function inputs(config, rand) {
   const { experts: E, topK: K, hidden: H, maxTokensPerRank: T } = config;
