@@ -41,11 +41,21 @@ export interface PropertyRunParams {
   runTimeoutMs: number;
   /** Called before every run (for progress). */
   onRun?: () => void;
+  /**
+   * Called once per run as it ends, with the error of a failure: "skip" for a case filtered out
+   * with `fc.pre`, "fail" also for a case fast-check abandoned after `runTimeoutMs` (reported when
+   * the next run starts).
+   */
+  onRunEnd?: (outcome: "pass" | "fail" | "skip", error?: string) => void;
+  /** Once aborted, no further case runs: fast-check stops and the outcome says `interrupted`. */
+  signal?: AbortSignal;
 }
 
 /** What fast-check found. */
 export interface PropertyOutcome {
   failed: boolean;
+  /** Stopped by `params.signal` before the end: not a pass (a failure only if a case had failed). */
+  interrupted: boolean;
   runs: number;
   shrinks: number;
   seed: number;
@@ -89,11 +99,31 @@ export function defineProperty<C>(spec: PropertySpec<C>): ConformanceProperty {
     async run(ctx, params) {
       const space = configSpace(ctx.caps, ctx.deep, spec.wants);
       if ("reason" in space) throw new Error(`${spec.name}: cannot run: ${space.reason}`);
+      let inFlight = 0; // the run whose check has not ended yet (0: none)
+      let started = 0;
       const property = fc.asyncProperty(spec.arbitrary(space.space, ctx), async (value) => {
         // Let timers and I/O (progress output, a test runner's RPC) through between runs.
         await new Promise((resolve) => setImmediate(resolve));
+        // Interrupted: fast-check stops here, before another case.
+        if (params.signal?.aborted) throw new fc.PreconditionFailure(true);
+        // A check still running was abandoned by fc.timeout, which failed its run.
+        if (inFlight !== 0) params.onRunEnd?.("fail", `the case ran longer than ${params.runTimeoutMs} ms`);
+        const id = ++started;
+        inFlight = id;
         params.onRun?.();
-        await spec.check(ctx, value);
+        const end = (outcome: "pass" | "fail" | "skip", error?: string) => {
+          if (inFlight !== id) return;
+          inFlight = 0;
+          params.onRunEnd?.(outcome, error);
+        };
+        try {
+          await spec.check(ctx, value);
+        } catch (e) {
+          if (fc.PreconditionFailure.isFailure(e)) end("skip");
+          else end("fail", describeError(e));
+          throw e;
+        }
+        end("pass");
       });
       const details = await fc.check(property, {
         numRuns: params.numRuns,
@@ -104,7 +134,9 @@ export function defineProperty<C>(spec: PropertySpec<C>): ConformanceProperty {
       });
       const example = (details.counterexample as [C] | null)?.[0];
       return {
-        failed: details.failed,
+        // Interrupted while shrinking a failure: a failure (shrunk part of the way); before any: not.
+        failed: details.failed && (details.counterexample !== null || !details.interrupted),
+        interrupted: details.interrupted,
         runs: details.numRuns,
         shrinks: details.numShrinks,
         seed: details.seed,

@@ -3,7 +3,13 @@ import { errorMessage, errorName } from "./harness/problems.js";
 import { PROPERTIES } from "./properties/index.js";
 import type { ConformanceProperty, PropertyContext } from "./property.js";
 import { selectProperties } from "./select.js";
-import type { ConformanceOptions, ConformanceReport, PropertyResult } from "./types.js";
+import type {
+  ConformanceOptions,
+  ConformanceReport,
+  InterruptedProperty,
+  Interruption,
+  PropertyResult,
+} from "./types.js";
 
 export const QUICK_RUNS = 15;
 export const DEEP_RUNS = 150;
@@ -30,10 +36,48 @@ async function unavailability(backend: Backend): Promise<string | null> {
   }
 }
 
+/** What the runner knows of the property running now (for an interruption's report). */
+interface Live {
+  /** Runs started. */
+  run: number;
+  /** Runs passed before the first failure. */
+  passed: number;
+  /** The run that failed first (null: none yet), and its error. */
+  failedRun: number | null;
+  error?: string;
+}
+
+const INTERRUPTED = Symbol("interrupted");
+
+/** `promise`, or INTERRUPTED as soon as `signal` aborts (the promise is then left to itself). */
+async function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T | typeof INTERRUPTED> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return INTERRUPTED;
+  let listener = () => {};
+  const aborted = new Promise<typeof INTERRUPTED>((resolve) => {
+    listener = () => resolve(INTERRUPTED);
+    signal.addEventListener("abort", listener, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener("abort", listener);
+  }
+}
+
+function abortReason(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  return typeof r === "string" ? r : `${errorName(r)}: ${errorMessage(r)}`;
+}
+
 /**
  * Runs the conformance suite against `backend`: every property (or those `options.only`
  * selects), each with fast-check for `numRuns` cases. Never throws for a failing backend: the
- * report says what failed and how to replay it (`seed`, `path`).
+ * report says what failed and how to replay it (`seed`, `path`). When `options.signal` aborts it
+ * resolves at once, `interrupted`, with the properties finished so far.
  */
 export async function runConformance(
   backend: Backend,
@@ -50,7 +94,10 @@ export async function runConformance(
   const numRuns = options.numRuns ?? (deep ? DEEP_RUNS : QUICK_RUNS);
   const seed = options.seed ?? randomSeed();
   const started = performance.now();
-  const unavailable = await unavailability(backend);
+  const signal = options.signal;
+  // On an interruption nothing in flight is awaited (a case may take minutes, or never end).
+  const probed = await untilAborted(unavailability(backend), signal);
+  const unavailable = probed === INTERRUPTED ? null : probed;
   const ctx: PropertyContext = {
     backend,
     caps: backend.capabilities,
@@ -58,18 +105,34 @@ export async function runConformance(
     sessionOptions: { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS },
   };
   const results: PropertyResult[] = [];
-  for (let index = 0; index < selected.length; index++) {
+  let running: InterruptedProperty | null = null;
+  for (let index = 0; index < selected.length && probed !== INTERRUPTED && !signal?.aborted; index++) {
     const property = selected[index];
     options.onProgress?.({ kind: "start", name: property.name, index, total: selected.length });
-    const result = await runOne(property, ctx, unavailable, { ...options, numRuns, seed, deep });
+    const live: Live = { run: 0, passed: 0, failedRun: null };
+    const t0 = performance.now();
+    const params = { ...options, numRuns, seed, deep };
+    const result = await untilAborted(runOne(property, ctx, unavailable, params, live), signal);
+    if (result === INTERRUPTED) {
+      running = interrupted(property, live, params, performance.now() - t0);
+      break;
+    }
     results.push(result);
     options.onProgress?.({ kind: "done", result, index, total: selected.length });
   }
+  const finished = new Set(results.map((r) => r.name));
+  const notRun = selected.map((p) => p.name).filter((n) => !finished.has(n) && n !== running?.name);
+  const interruption: Interruption | undefined =
+    signal?.aborted && (running !== null || notRun.length > 0)
+      ? { reason: abortReason(signal), property: running, notRun }
+      : undefined;
   const counts = { pass: 0, fail: 0, skip: 0 };
   for (const r of results) counts[r.status]++;
   return {
     backend: backend.name,
-    ok: counts.fail === 0,
+    ok: counts.fail === 0 && interruption === undefined,
+    interrupted: interruption !== undefined,
+    ...(interruption !== undefined ? { interruption } : {}),
     unavailable,
     seed,
     numRuns,
@@ -80,18 +143,44 @@ export async function runConformance(
   };
 }
 
+function interrupted(
+  property: ConformanceProperty,
+  live: Live,
+  options: { numRuns: number; seed: number; deep: boolean },
+  durationMs: number,
+): InterruptedProperty {
+  return {
+    name: property.name,
+    required: property.required,
+    summary: property.summary,
+    status: "interrupted",
+    seed: options.seed,
+    numRuns: options.numRuns,
+    runs: live.run,
+    passed: live.passed,
+    ...(live.failedRun !== null
+      ? {
+          failedRun: live.failedRun,
+          ...(live.error !== undefined ? { error: live.error } : {}),
+          replay: replayFlags(property.name, options.seed, null, options.deep),
+        }
+      : {}),
+    durationMs,
+  };
+}
+
 async function runOne(
   property: ConformanceProperty,
   ctx: PropertyContext,
   unavailable: string | null,
   options: ConformanceOptions & { numRuns: number; seed: number; deep: boolean },
-): Promise<PropertyResult> {
+  live: Live,
+): Promise<PropertyResult | typeof INTERRUPTED> {
   const head = { name: property.name, required: property.required, summary: property.summary };
   const skip =
     unavailable !== null ? `backend unavailable: ${unavailable}` : property.skipReason(ctx.caps, ctx.deep);
   if (skip !== null) return { ...head, status: "skip", reason: skip, runs: 0, durationMs: 0 };
   const t0 = performance.now();
-  let run = 0;
   try {
     const outcome = await property.run(ctx, {
       numRuns: options.numRuns,
@@ -99,10 +188,26 @@ async function runOne(
       ...(options.path !== undefined ? { path: options.path } : {}),
       shrink: options.shrink ?? true,
       runTimeoutMs: options.runTimeoutMs ?? 120_000,
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
       onRun: () =>
-        options.onProgress?.({ kind: "run", name: property.name, run: ++run, numRuns: options.numRuns }),
+        options.onProgress?.({
+          kind: "run",
+          name: property.name,
+          run: ++live.run,
+          numRuns: options.numRuns,
+          failed: live.failedRun !== null,
+        }),
+      onRunEnd: (end, error) => {
+        if (live.failedRun !== null) return;
+        if (end === "pass") live.passed++;
+        else if (end === "fail") {
+          live.failedRun = live.run;
+          if (error !== undefined) live.error = error;
+        }
+      },
     });
     const durationMs = performance.now() - t0;
+    if (outcome.interrupted && !outcome.failed) return INTERRUPTED;
     if (!outcome.failed)
       return { ...head, status: "pass", seed: outcome.seed, runs: outcome.runs, durationMs };
     return {
@@ -124,7 +229,7 @@ async function runOne(
       seed: options.seed,
       error: `the suite could not run the property: ${errorName(e)}: ${errorMessage(e)}`,
       replay: replayFlags(property.name, options.seed, null, options.deep),
-      runs: run,
+      runs: live.run,
       durationMs: performance.now() - t0,
     };
   }

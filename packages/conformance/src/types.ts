@@ -18,11 +18,25 @@ export interface ConformanceOptions {
   runTimeoutMs?: number;
   /** Progress: each property's start and end, and every run. */
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Stops the run: once aborted, `runConformance` resolves at once with the properties that
+   * finished, `interrupted: true` and the one that was running (its case in flight is abandoned,
+   * and its remaining cases are not run). The abort reason (a string, e.g. "SIGTERM") is reported.
+   */
+  signal?: AbortSignal;
 }
 
 export type ProgressEvent =
   | { kind: "start"; name: string; index: number; total: number }
-  | { kind: "run"; name: string; run: number; numRuns: number }
+  | {
+      kind: "run";
+      name: string;
+      /** This run's number (counting skipped cases and, after a failure, the shrinking steps). */
+      run: number;
+      numRuns: number;
+      /** A case has failed: this run is one of the shrinking steps. */
+      failed: boolean;
+    }
   | { kind: "done"; result: PropertyResult; index: number; total: number };
 
 export type PropertyStatus = "pass" | "fail" | "skip";
@@ -54,11 +68,46 @@ export interface PropertyResult {
   durationMs: number;
 }
 
+/** The property that was running when the run was interrupted: never a pass. */
+export interface InterruptedProperty {
+  name: string;
+  required: boolean;
+  summary: string;
+  status: "interrupted";
+  seed: number;
+  numRuns: number;
+  /** Cases started (the last one did not finish). */
+  runs: number;
+  /** Cases that passed before the interruption (before the first failure, if a case failed). */
+  passed: number;
+  /** The run that failed, when one did: the interruption came while shrinking it. */
+  failedRun?: number;
+  /** When a case failed: its error. */
+  error?: string;
+  /** When a case failed: the flags that rerun the property from its seed (there is no path yet). */
+  replay?: string;
+  durationMs: number;
+}
+
+/** Why and where a run was interrupted. */
+export interface Interruption {
+  /** The abort reason: "SIGINT" or "SIGTERM" from the command line. */
+  reason: string;
+  /** The property that was running; null when the interruption came between two. */
+  property: InterruptedProperty | null;
+  /** The selected properties that never started. */
+  notRun: string[];
+}
+
 /** The outcome of the whole suite against one backend. */
 export interface ConformanceReport {
   backend: string;
-  /** No property failed. */
+  /** No property failed, and the run was not interrupted. */
   ok: boolean;
+  /** Stopped (`options.signal`) before the end: `results` holds only the properties that finished. */
+  interrupted: boolean;
+  /** Set when `interrupted`: the reason, the property that was running, those never started. */
+  interruption?: Interruption;
   /** The backend's unavailableReason(); every property is skipped with it when set. */
   unavailable: string | null;
   seed: number;

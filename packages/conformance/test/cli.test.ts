@@ -2,24 +2,59 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../src/cli/io.js";
+import { PROGRESS_INTERVAL_MS } from "../src/cli/conformance.js";
+import type { CliIo, InterruptSignal } from "../src/cli/io.js";
 import { runCli } from "../src/cli/run.js";
 import type { ConformanceReport } from "../src/index.js";
 
-function capture(): CliIo & { stdout: string; stderr: string } {
-  const io = {
+interface Captured extends CliIo {
+  stdout: string;
+  stderr: string;
+  /** The fake clock: `now()` returns it, then moves it on by `tick` ms. */
+  clock: number;
+  /** The command's SIGINT / SIGTERM handler while it is subscribed. */
+  interrupt: ((signal: InterruptSignal) => void) | null;
+}
+
+function capture(
+  options: { interactive?: boolean; tick?: number; onErr?: (io: Captured, text: string) => void } = {},
+): Captured {
+  const io: Captured = {
     stdout: "",
     stderr: "",
-    interactive: false,
+    clock: 0,
+    interrupt: null,
+    interactive: options.interactive ?? false,
     cwd: import.meta.dirname,
-    out: (t: string) => {
+    out: (t) => {
       io.stdout += t;
     },
-    err: (t: string) => {
+    err: (t) => {
       io.stderr += t;
+      options.onErr?.(io, t);
+    },
+    now: () => {
+      const t = io.clock;
+      io.clock += options.tick ?? 0;
+      return t;
+    },
+    onInterrupt: (handler) => {
+      io.interrupt = handler;
+      return () => {
+        io.interrupt = null;
+      };
     },
   };
   return io;
+}
+
+async function tempJson(): Promise<string> {
+  return join(await mkdtemp(join(tmpdir(), "switchyard-")), "report.json");
+}
+
+/** The progress lines a log gets while a property runs (not the per-property ones). */
+function progressLines(stderr: string): string[] {
+  return stderr.split("\n").filter((l) => l.startsWith("  "));
 }
 
 describe("switchyard command line", () => {
@@ -38,7 +73,7 @@ describe("switchyard command line", () => {
 
   it("runs the suite against the reference, with a table, progress and JSON", async () => {
     const io = capture();
-    const json = join(await mkdtemp(join(tmpdir(), "switchyard-")), "report.json");
+    const json = await tempJson();
     const status = await runCli(
       [
         "conformance",
@@ -58,6 +93,7 @@ describe("switchyard command line", () => {
     expect(io.stderr).toMatch(/\[ ?\d+\/\d+\] PASS input\/rank/);
     const report = JSON.parse(await readFile(json, "utf8")) as ConformanceReport;
     expect(report.ok).toBe(true);
+    expect(report.interrupted).toBe(false);
     expect(report.results.map((r) => r.name)).toContain("input/shape");
   });
 
@@ -97,5 +133,110 @@ describe("switchyard command line", () => {
     expect(await runCli(["conformance", "--path", "1:2"], capture())).toBe(2);
     expect(await runCli(["conformance", "--backend", "./fixtures/emptyModule.mjs"], capture())).toBe(2);
     expect(await runCli(["nonsense"], capture())).toBe(2);
+  });
+});
+
+describe("switchyard conformance progress in a log", () => {
+  // The fake clock moves 1 s at every reading, and the progress reads it once per run.
+  const second = 1000;
+
+  it("prints a line every PROGRESS_INTERVAL_MS of a long property, none in between", async () => {
+    expect(PROGRESS_INTERVAL_MS).toBe(15 * second);
+    const io = capture({ tick: second });
+    const args = ["conformance", "--only", "dispatch/rows", "--runs", "40", "--seed", "3"];
+    expect(await runCli(args, io)).toBe(0);
+    // Start at 0 s, run k at k s: lines at runs 15 and 30, nothing at 1-14, 16-29 or 31-40.
+    expect(progressLines(io.stderr)).toEqual([
+      "  dispatch/rows: 15/40 runs, 15 s",
+      "  dispatch/rows: 30/40 runs, 30 s",
+    ]);
+    expect(io.stderr).toMatch(/\[ 1\/1\] PASS dispatch\/rows \d+ ms\n$/);
+  });
+
+  it("prints none for a property that ends sooner, and restarts the interval for each property", async () => {
+    const io = capture({ tick: second });
+    const args = ["conformance", "--only", "session/layout,dispatch/rows", "--runs", "14", "--seed", "3"];
+    expect(await runCli(args, io)).toBe(0);
+    // 14 runs of 1 s each, twice: 28 s in all, but neither property reaches 15 s.
+    expect(progressLines(io.stderr)).toEqual([]);
+    expect(io.stderr).toMatch(/\[ 2\/2\] PASS dispatch\/rows/);
+  });
+
+  it("keeps the live line on a terminal", async () => {
+    const io = capture({ interactive: true, tick: second });
+    expect(await runCli(["conformance", "--only", "dispatch/rows", "--runs", "20"], io)).toBe(0);
+    expect(io.stderr).toContain("\r\x1b[K[ 1/1] dispatch/rows  case 20/20");
+    expect(progressLines(io.stderr)).toEqual([]);
+  });
+});
+
+describe("switchyard conformance interrupted", () => {
+  const only = "session/layout,dispatch/rows,dispatch/payload,combine/accuracy";
+
+  /** Sends `signal` once the log shows `line` (a progress line: a run has just started). */
+  function interruptAt(line: string, signal: InterruptSignal, tick = 1000): Captured {
+    return capture({
+      tick,
+      onErr: (io, text) => {
+        if (text.includes(line)) io.interrupt?.(signal);
+      },
+    });
+  }
+
+  it("on SIGTERM reports what finished, the interrupted property (not a pass), writes the JSON, exits 143", async () => {
+    const io = interruptAt("dispatch/payload: 15/40 runs", "SIGTERM");
+    const json = await tempJson();
+    const status = await runCli(["conformance", "--only", only, "--runs", "40", "--json", json], io);
+    expect(status).toBe(143);
+    expect(io.interrupt).toBeNull(); // the handler is unsubscribed
+    const report = JSON.parse(await readFile(json, "utf8")) as ConformanceReport;
+    expect(report.interrupted).toBe(true);
+    expect(report.ok).toBe(false);
+    expect(report.results.map((r) => [r.name, r.status])).toEqual([
+      ["session/layout", "pass"],
+      ["dispatch/rows", "pass"],
+    ]);
+    expect(report.counts).toEqual({ pass: 2, fail: 0, skip: 0 });
+    const i = report.interruption!;
+    expect(i.reason).toBe("SIGTERM");
+    expect(i.property).toMatchObject({
+      name: "dispatch/payload",
+      status: "interrupted",
+      runs: 15,
+      passed: 14,
+      numRuns: 40,
+    });
+    expect(i.property!.failedRun).toBeUndefined();
+    expect(i.notRun).toEqual(["combine/accuracy"]);
+    // Printed: the table of what finished, then the interrupted property.
+    expect(io.stdout).toMatch(/PASS\s+session\/layout/);
+    expect(io.stdout).toMatch(/PASS\s+dispatch\/rows/);
+    expect(io.stdout).not.toMatch(/PASS\s+dispatch\/payload/);
+    expect(io.stdout).toContain(
+      "INTERRUPTED by SIGTERM: dispatch/payload: 14 of 40 runs passed before the interruption",
+    );
+    expect(io.stdout).toContain("not run (1): combine/accuracy");
+    expect(io.stderr).not.toMatch(/PASS dispatch\/payload/);
+  });
+
+  it("on SIGINT exits 130; a failure found before the interruption is reported, with its rerun", async () => {
+    // Every reading is a whole interval on, so every run prints a line: stop at the first shrink.
+    const io = interruptAt("a case failed, shrinking it", "SIGINT", PROGRESS_INTERVAL_MS);
+    const json = await tempJson();
+    const args = ["conformance", "--backend", "./fixtures/factoryModule.mjs", "--only", "combine/accuracy"];
+    expect(await runCli([...args, "--seed", "5", "--json", json], io)).toBe(130);
+    const report = JSON.parse(await readFile(json, "utf8")) as ConformanceReport;
+    expect(report.interrupted).toBe(true);
+    expect(report.results).toEqual([]);
+    const p = report.interruption!.property!;
+    expect(p).toMatchObject({ name: "combine/accuracy", status: "interrupted", seed: 5 });
+    expect(p.failedRun).toBeGreaterThanOrEqual(1);
+    expect(p.passed).toBe(p.failedRun! - 1);
+    expect(p.error).toMatch(/combine|bound|expected/);
+    expect(p.replay).toBe("--only combine/accuracy --seed 5");
+    expect(io.stdout).toContain("interrupted while shrinking it");
+    expect(io.stdout).toContain(
+      "rerun: switchyard conformance --backend ./fixtures/factoryModule.mjs --only combine/accuracy --seed 5",
+    );
   });
 });

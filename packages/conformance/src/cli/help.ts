@@ -15,7 +15,8 @@ usage:
       --timeout-ms N        SessionOptions.timeoutMs for the backend (default 10000)
       --allow-unavailable   exit 0 when the backend cannot run here (all properties skipped)
       --list                list the properties and exit
-      exit status: 0 passed, 1 a property failed, 2 backend unavailable or bad usage
+      exit status: 0 passed, 1 a property failed, 2 backend unavailable or bad usage,
+      130 / 143 interrupted by SIGINT / SIGTERM (after printing and writing what finished)
   switchyard demo [...]     one MoE step on the default backend, checked against the reference
   switchyard bench [...]    latency / bandwidth tables (from @switchyard/cuda)
   switchyard --help         this text
