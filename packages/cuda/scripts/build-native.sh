@@ -51,7 +51,10 @@ pids=()
 for f in "${srcs[@]}"; do
   o="$obj/$(basename "$(dirname "$f")")_$(basename "$f").o"
   objs+=("$o")
-  nvcc "${flags[@]}" -x cu -c "$f" -o "$o" &
+  extra=()
+  # SWITCHYARD_PTXAS_VERBOSE=1: registers, shared memory and spills of every kernel into the log.
+  [ "${SWITCHYARD_PTXAS_VERBOSE:-0}" = 1 ] && [ "${f##*.}" = cu ] && extra=(-Xptxas -v)
+  nvcc "${flags[@]}" "${extra[@]}" -x cu -c "$f" -o "$o" &
   pids+=("$!")
 done
 fail=0

@@ -5,6 +5,8 @@
 #                                                          conformance-contig conformance-contig-2gpu pack)
 #   bash packages/cuda/scripts/device-run.sh issue6     (= build abi-fuzz faults cycles soak
 #                                                          conformance-stats fuzz soak-contig pack)
+#   bash packages/cuda/scripts/device-run.sh v3         (= build checks4 bench contig4 conformance abi-fuzz
+#                                                          cycles missing-rank-deep pack)
 # Every step logs to $OUT/<step>.log (what the device tool brings back) and is bounded by `timeout`;
 # all steps together stay within SWITCHYARD_DEADLINE seconds (default 570, the device tool allows 600):
 # a step that would not fit is skipped and says so.
@@ -49,6 +51,10 @@ steps=()
 for s in "$@"; do
   if [ "$s" = issue5 ]; then
     steps+=(build smoke contig2 contig4 baseline bench conformance-contig conformance-contig-2gpu pack)
+  elif [ "$s" = v3 ]; then
+    # Kernel version 3 (NOTES.md): correctness of both layouts first, then the bench, then the deep
+    # missing-rank property with whatever time is left (it prints progress and reports if cut).
+    steps+=(build checks4 bench contig4 conformance abi-fuzz cycles missing-rank-deep pack)
   elif [ "$s" = issue6 ]; then
     # Most telling first: a step that would not fit in the deadline is skipped, not cut.
     steps+=(build abi-fuzz faults cycles soak conformance-stats fuzz soak-contig pack)
@@ -58,7 +64,13 @@ for s in "$@"; do
 done
 for s in "${steps[@]}"; do
   case $s in
-    build) step build 300 bash packages/cuda/scripts/build-native.sh || exit 1 ;;
+    build) step build 300 env SWITCHYARD_PTXAS_VERBOSE=1 bash packages/cuda/scripts/build-native.sh || exit 1
+      grep -E "Compiling entry|registers" "$OUT/build.log" | sed 's/^ptxas info *: //' >"$OUT/registers.log" || true ;;
+    checks4) step checks4 300 node "$cli" checks --ranks 4 --json "$OUT/checks4.json" ;;
+    missing-rank-deep) # all the time left (the property kills a world per case: ~2 s each, 150 cases)
+      if [ ! -f "$conf" ]; then echo "=== $s: $conf not built; skipped"; continue; fi
+      step missing-rank-deep $((deadline - SECONDS - 20)) node "$conf" conformance --backend cuda --deep \
+        --only session/missing-rank --json "$OUT/missing-rank-deep.json" ;;
     smoke) step smoke 120 node "$cli" checks --ranks 2 --only 0 ;;
     checks) step checks2 300 node "$cli" checks --ranks 2 --json "$OUT/checks2.json"
       [ "$gpus" -ge 4 ] && step checks4 300 node "$cli" checks --ranks 4 --json "$OUT/checks4.json" ;;

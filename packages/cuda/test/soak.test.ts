@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { computeLayout } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
-import { runCycles } from "../src/checks/cycles.js";
+import { type CycleSample, formatCycles, judgeLeak, runCycles } from "../src/checks/cycles.js";
 import { buildSoakSets, compareSoak, soakConfigs, soakInputs, soakStep } from "../src/checks/soakPlan.js";
 import { formatSoak, memoryFigures, runSoak } from "../src/checks/soakRun.js";
 import { WorkerGroup } from "../src/launcher.js";
@@ -119,9 +119,18 @@ describe("soak and cycles orchestration (stand-in workers)", () => {
   });
 
   it("cycles: sessions opened and destroyed on the same workers; a leak of every session is caught", async () => {
-    const ok = await runCycles({ ranks: 2, count: 60, checkEvery: 20, warmup: 3, launch, verify: false });
-    expect(ok).toMatchObject({ ok: true, cycles: 60, stepsChecked: 4, errors: [] });
+    // 1,000 cycles (about a second here): a fresh worker's RSS grows by ~20 MiB over the first
+    // half (V8 warming up), which only the second-half rule lets pass.
+    const ok = await runCycles({ ranks: 2, count: 1000, checkEvery: 250, warmup: 3, launch, verify: false });
+    // steps at cycles 0, 250, .. 1000 of all 1,003 and on the last
+    expect(ok).toMatchObject({ ok: true, cycles: 1000, stepsChecked: 6, errors: [] });
     expect(ok.memory?.gpuDeltaBytes).toBe(0);
+    // every 10% of the cycles, every rank
+    expect(ok.series.map((s) => s.cycle)).toEqual([-3, 0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
+    expect(ok.series.every((s) => s.ranks.length === 2)).toBe(true);
+    expect(ok.leak).toMatchObject({ ok: true, fromCycle: 500, toCycle: 1000 });
+    expect(formatCycles(ok)).toMatch(/RSS growth over the second half \(cycles 500 to 1000\)/);
+    expect(formatCycles(ok)).toMatch(/\n {4}rank 1: RSS( \d+){12}; GPU used( \d+){12}/);
     const leak = await runCycles({
       ranks: 2,
       count: 20,
@@ -131,6 +140,62 @@ describe("soak and cycles orchestration (stand-in workers)", () => {
         WorkerGroup.launch({ ranks, env: { ...env, FAKE_LEAK: "1" }, workerPath: fake }),
     });
     expect(leak.ok).toBe(false);
-    expect(leak.memory?.gpuDeltaBytes).toBe(20 * 4 * 2 ** 20);
+    // reported from before the warm-up (2 cycles), judged from after it
+    expect(leak.memory?.gpuDeltaBytes).toBe(22 * 4 * 2 ** 20);
+    expect(leak.leak?.gpuDeltaBytes).toBe(20 * 4 * 2 ** 20);
   }, 60_000);
+
+  it("cycles verdict: RSS warm-up passes, steady growth in the second half fails, so does GPU memory", () => {
+    const MIB = 2 ** 20;
+    // 1,000 cycles sampled every 100 on two ranks; rss(c) and gpu(c) in MiB for rank 1, rank 0 stays flat.
+    const series = (rss: (c: number) => number, gpu = (_c: number) => 0): CycleSample[] =>
+      Array.from({ length: 11 }, (_, i) => ({
+        cycle: i * 100,
+        ranks: [0, 1].map((rank) => ({
+          rank,
+          gpuUsedBytes: (1000 + (rank ? gpu(i * 100) : 0)) * MIB,
+          rss: (rank ? rss(i * 100) : 669) * MIB,
+          heapUsed: 0,
+        })),
+      }));
+    // today's figures: +64 MiB first to last, all of it before the middle, then noise of a MiB
+    const warm = judgeLeak(series((c) => (c < 500 ? 669 + (64 * c) / 500 : 733 + ((c / 100) % 2))));
+    expect(warm).toMatchObject({ ok: true, fromCycle: 500, toCycle: 1000 });
+    expect(Math.abs(warm?.rssPer1000[1] ?? 99)).toBeLessThan(4 * MIB);
+    // the same 64 MiB spread evenly over the run: 64 MiB per 1,000 cycles
+    const steady = judgeLeak(series((c) => 669 + (64 * c) / 1000));
+    expect(steady?.ok).toBe(false);
+    expect((steady?.rssPer1000[1] ?? 0) / MIB).toBeCloseTo(64, 5);
+    expect(steady?.rssPer1000[0]).toBe(0);
+    // just under and just over 16 MiB per 1,000 cycles
+    expect(judgeLeak(series((c) => 669 + (15 * c) / 1000))?.ok).toBe(true);
+    expect(judgeLeak(series((c) => 669 + (17 * c) / 1000))?.ok).toBe(false);
+    // GPU memory: 2 MiB passes, 3 does not
+    const gpuUp = (mib: number) =>
+      judgeLeak(
+        series(
+          () => 669,
+          (c) => (c > 0 ? mib : 0),
+        ),
+      );
+    expect(gpuUp(2)?.ok).toBe(true);
+    expect(gpuUp(3)).toMatchObject({ ok: false, gpuDeltaBytes: 3 * MIB });
+    // the warm-up's own samples (negative cycles) are reported, not judged
+    const warmed = series(() => 669);
+    warmed.unshift({
+      ...warmed[0],
+      cycle: -4000,
+      ranks: warmed[0].ranks.map((r) => ({ ...r, rss: 500 * MIB })),
+    });
+    expect(judgeLeak(warmed)).toMatchObject({ ok: true, fromCycle: 500, rssPer1000: [0, 0] });
+    // a short run: 6 MiB in its second half is noise, however steep per 1,000 cycles; 10 MiB is not
+    const short = (mib: number): CycleSample[] =>
+      [0, 30, 60].map((cycle) => ({
+        cycle,
+        ranks: [{ rank: 0, gpuUsedBytes: 0, rss: (669 + (cycle === 60 ? mib : 0)) * MIB, heapUsed: 0 }],
+      }));
+    expect(judgeLeak(short(6))?.ok).toBe(true);
+    expect(judgeLeak(short(10))?.ok).toBe(false);
+    expect(judgeLeak(short(10).slice(0, 1))).toBeNull();
+  });
 });

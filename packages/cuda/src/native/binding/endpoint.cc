@@ -202,6 +202,7 @@ Napi::Value Endpoint::Destroy(const Napi::CallbackInfo& info) {
   if (ep_ != nullptr) {
     sy_endpoint* ep = ep_;
     ep_ = nullptr;
+    runtime_.Reset();  // held so the runtime outlives the endpoint; a destroyed one needs it no more
     const int rc = sy_endpoint_destroy(ep);
     if (rc != SY_OK) throw makeError(env, rc, sy_last_error(nullptr), nullptr);
   }

@@ -148,15 +148,16 @@ sy_baseline* createBaseline(sy_nccl* nc, const uint64_t* params, size_t count, i
 }
 
 void destroyBaseline(sy_baseline* bl) {
-  cudaDeviceSynchronize();
+  // Best effort: a failure here changes nothing for the caller, and must not be left for a later launch.
+  ignoreCuda(cudaDeviceSynchronize());
   SyContig& g = bl->ctx.contig;
   void* ptrs[] = {g.localPos,     g.chunkCount,       g.regionBase,  g.regionTotal, g.staged,     g.done,
                   g.local,        bl->ctx.state,      bl->ctx.quantX, bl->ctx.quantScales, bl->tables, bl->countsIn,
                   bl->sendX,      bl->stageX,         bl->sendScales, bl->stageScales,  bl->sendMeta, bl->stageMeta,
                   bl->backSend,   bl->backRecv};
-  for (void* q : ptrs) cudaFree(q);
-  cudaFreeHost(bl->hostIn);
-  cudaFreeHost(bl->hostTables);
+  for (void* q : ptrs) ignoreCuda(cudaFree(q));
+  ignoreCuda(cudaFreeHost(bl->hostIn));
+  ignoreCuda(cudaFreeHost(bl->hostTables));
   bl->ctx = SyCtx{};
   bl->alive = false;
 }
@@ -172,6 +173,7 @@ void baselineDispatch(sy_baseline* bl, const void* x, const float* scales, const
   const uint64_t rowBytes = p.rowBytes(), scaleBytes = static_cast<uint64_t>(p.scalesPerRow()) * 4;
   ncclComm_t comm = commOf(bl);
   const uint8_t* src = static_cast<const uint8_t*>(x);
+  clearStaleError("sy_baseline_dispatch");
   if (p.quantize()) {
     SY_CHECK_CUDA(launchQuantize(bl->ctx, x, T, stream));
     src = bl->ctx.quantX;
@@ -251,6 +253,7 @@ void baselineCombine(sy_baseline* bl, const void* expertOut, const int32_t* topk
   const uint64_t C = p.v[P_ROWS_PER_SOURCE];
   const uint64_t rowBytes = static_cast<uint64_t>(p.hidden()) * 2;
   ncclComm_t comm = commOf(bl);
+  clearStaleError("sy_baseline_combine");
   SY_CHECK_CUDA(launchBaselineGather(bl->ctx, bl->ctx.contig.local + p.offset(R_RECV_META),
                                      static_cast<const uint8_t*>(expertOut), bl->backSend, stream));
   SY_CHECK_NCCL(ncclGroupStart());

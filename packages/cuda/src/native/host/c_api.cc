@@ -232,10 +232,12 @@ int sy_graph_end_capture(void* stream, void** graph_exec) {
   return guard(nullptr, [&] {
     SY_HANDLE(graph_exec, "sy_graph_end_capture: graph_exec");
     cudaGraph_t graph = nullptr;
+    // Ending a capture that was never begun fails with cudaErrorIllegalState: SY_CHECK_CUDA takes
+    // it out of the thread's last-error slot too (the next launch once reported it as its own).
     SY_CHECK_CUDA(cudaStreamEndCapture(asStream(stream), &graph));
     cudaGraphExec_t exec = nullptr;
     const cudaError_t rc = cudaGraphInstantiate(&exec, graph, 0);
-    cudaGraphDestroy(graph);
+    sy::ignoreCuda(cudaGraphDestroy(graph));
     SY_CHECK_CUDA(rc);
     *graph_exec = exec;
   });

@@ -41,6 +41,7 @@ int sy_fill_random(void* ptr, uint64_t count, int kind, uint64_t seed, void* str
   return guard(nullptr, [&] {
     SY_REQUIRE(count == 0 || ptr != nullptr, "sy_fill_random: ptr is NULL");
     SY_REQUIRE(kind >= 0 && kind <= 3, "sy_fill_random: kind " << kind << " unknown");
+    sy::clearStaleError("sy_fill_random");
     SY_CHECK_CUDA(sy::launchFillRandom(ptr, count, kind, seed, static_cast<cudaStream_t>(stream)));
   });
 }

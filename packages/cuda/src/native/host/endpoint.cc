@@ -127,10 +127,15 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     ep->ctx.p = p;
     ep->ctx.rank = rt->rank;
     ep->ctx.timeoutNs = timeoutNs;
+    // One wave each: as many blocks as the SMs hold at once (version 1 rounded the splits up, which
+    // gave the DeepSeek config 512 dispatch blocks for 264 places: two waves).
     const int regions = R * L;
-    const int target = rt->smCount * 2;
-    ep->ctx.splits = needStaging ? 1 : std::max(1, std::min(p.maxTokens(), (target + regions - 1) / regions));
-    ep->combineBlocks = std::max(1, std::min(regions, target));
+    int dispatchPerSm = 0, combinePerSm = 0;
+    SY_CHECK_CUDA(dispatchSendOccupancy(&dispatchPerSm));
+    SY_CHECK_CUDA(combineSendOccupancy(&combinePerSm));
+    const int dispatchSlots = rt->smCount * std::max(1, dispatchPerSm);
+    ep->ctx.splits = needStaging ? 1 : std::max(1, std::min(p.maxTokens(), dispatchSlots / regions));
+    ep->combineBlocks = std::max(1, std::min(regions, rt->smCount * std::max(1, combinePerSm)));
     ep->alive = true;
     ++rt->endpoints;
   } catch (...) {
@@ -142,18 +147,19 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
 }
 
 void destroyEndpoint(sy_endpoint* ep) {
-  cudaDeviceSynchronize();
+  // Best effort: a failure here changes nothing for the caller, and must not be left for a later launch.
+  ignoreCuda(cudaDeviceSynchronize());
   if (ep->alive && ep->rt != nullptr) --ep->rt->endpoints;
   freeStats(ep);
   freeContiguous(ep);
   if (ep->ctx.heap != nullptr) nvshmem_free(ep->ctx.heap);
   if (ep->ctx.staging != nullptr) nvshmem_free(ep->ctx.staging);
-  cudaFree(ep->dPeers);
-  cudaFree(ep->ctx.state);
-  cudaFree(ep->ctx.regionDone);
-  cudaFree(ep->ctx.counts);
-  cudaFree(ep->ctx.quantX);
-  cudaFree(ep->ctx.quantScales);
+  ignoreCuda(cudaFree(ep->dPeers));
+  ignoreCuda(cudaFree(ep->ctx.state));
+  ignoreCuda(cudaFree(ep->ctx.regionDone));
+  ignoreCuda(cudaFree(ep->ctx.counts));
+  ignoreCuda(cudaFree(ep->ctx.quantX));
+  ignoreCuda(cudaFree(ep->ctx.quantScales));
   ep->ctx = SyCtx{};
   ep->dPeers = nullptr;
   ep->alive = false;
@@ -177,6 +183,7 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
     if (p.inputFp8()) requireDevicePtr(ep, scales, rows * (p.hidden() / 128) * 4, 4, call, "scales (fp8 input)", deep);
   }
   SY_REQUIRE(p.inputFp8() || scales == nullptr, call << ": scales given but the input dtype is bf16");
+  clearStaleError(call);
   if (p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
   else SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
   leavePhase(ep, 0);
@@ -186,6 +193,7 @@ void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
   requireAlive(ep, "sy_dispatch_recv");
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   enterPhase(ep, 1, streamCapturing(stream));
+  clearStaleError("sy_dispatch_recv");
   if (ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchDispatchRecvContiguous(ep->ctx, stream));
   else SY_CHECK_CUDA(launchDispatchRecv(ep->ctx, stream));
   leavePhase(ep, 1);
@@ -200,6 +208,7 @@ void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
   const SyParams& p = ep->ctx.p;
   const uint64_t bytes = static_cast<uint64_t>(p.v[P_ROWS]) * p.hidden() * 2;
   requireDevicePtr(ep, expertOut, bytes, 2, call, "expert_out", deepChecks(ep, capturing));
+  clearStaleError(call);
   if (p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchCombineSendContiguous(ep->ctx, expertOut, stream));
   else SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, ep->combineBlocks, stream));
   leavePhase(ep, 2);
@@ -221,6 +230,7 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
     requireDevicePtr(ep, topkWeights, slots * 4, 4, call, "topk_weights", deep);
     requireDevicePtr(ep, y, static_cast<uint64_t>(T) * p.hidden() * 2, 2, call, "y", deep);
   }
+  clearStaleError(call);
   if (p.v[P_LAYOUT_CONTIGUOUS]) {
     SY_CHECK_CUDA(launchCombineRecvContiguous(ep->ctx, topkIdx, topkWeights, T, y, stream));
   } else {

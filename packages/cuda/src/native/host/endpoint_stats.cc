@@ -34,7 +34,7 @@ void enableStats(sy_endpoint* ep) {
   SY_CHECK_CUDA(cudaMalloc(&buf, bytes));
   const cudaError_t rc = cudaMemset(buf, 0, bytes);
   if (rc != cudaSuccess) {
-    cudaFree(buf);
+    ignoreCuda(cudaFree(buf));
     SY_CHECK_CUDA(rc);
   }
   auto* b = static_cast<uint8_t*>(buf);
@@ -50,7 +50,7 @@ void enableStats(sy_endpoint* ep) {
 }
 
 void freeStats(sy_endpoint* ep) {
-  if (ep->statsBuffer != nullptr) cudaFree(ep->statsBuffer);
+  if (ep->statsBuffer != nullptr) ignoreCuda(cudaFree(ep->statsBuffer));
   ep->statsBuffer = nullptr;
   ep->statsBytes = 0;
   ep->ctx.stats = SyStats{};

@@ -84,6 +84,7 @@ void destroyRuntime(sy_runtime* rt) {
 
 void barrier(sy_runtime* rt, cudaStream_t stream) {
   if (!rt->alive) SY_THROW(SY_ERR_STATE, "sy_barrier: the runtime was destroyed");
+  clearStaleError("sy_barrier");
   nvshmemx_barrier_all_on_stream(stream);
   SY_CHECK_CUDA(cudaGetLastError());
 }
@@ -119,6 +120,15 @@ double benchPeerWrite(sy_runtime* rt, size_t bytes, int iters) {
   uint4** dDsts = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t a = nullptr, b = nullptr;
+  // On both paths: the events and stream too, so a failed benchmark leaks nothing.
+  auto release = [&] {
+    ignoreCuda(cudaFree(src));
+    ignoreCuda(cudaFree(dDsts));
+    if (a != nullptr) ignoreCuda(cudaEventDestroy(a));
+    if (b != nullptr) ignoreCuda(cudaEventDestroy(b));
+    if (stream != nullptr) ignoreCuda(cudaStreamDestroy(stream));
+    nvshmem_free(heap);
+  };
   try {
     SY_CHECK_CUDA(cudaMalloc(&src, bytes));
     SY_CHECK_CUDA(cudaMemset(src, 1, bytes));
@@ -131,6 +141,7 @@ double benchPeerWrite(sy_runtime* rt, size_t bytes, int iters) {
       const int peers = static_cast<int>(dsts.size());
       const int blocks = ((rt->smCount * 2) / peers) * peers;
       const size_t vecs = bytes / 16;
+      clearStaleError("sy_bench_peer_write");
       nvshmemx_barrier_all_on_stream(stream);
       peerWriteKernel<<<blocks, 512, 0, stream>>>(dDsts, peers, static_cast<const uint4*>(src), vecs);  // warm-up
       nvshmemx_barrier_all_on_stream(stream);
@@ -148,17 +159,10 @@ double benchPeerWrite(sy_runtime* rt, size_t bytes, int iters) {
     nvshmemx_barrier_all_on_stream(stream);
     SY_CHECK_CUDA(cudaStreamSynchronize(stream));
   } catch (...) {
-    cudaFree(src);
-    cudaFree(dDsts);
-    nvshmem_free(heap);
+    release();
     throw;
   }
-  cudaFree(src);
-  cudaFree(dDsts);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  cudaStreamDestroy(stream);
-  nvshmem_free(heap);
+  release();
   return gbps;
 }
 

@@ -16,12 +16,14 @@
 #include "combine_check.cuh"
 #include "launch.h"
 #include "signal.cuh"
+#include "weighted_sum.cuh"
 
 namespace sy {
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kVec = 8;
+constexpr int kSlots = 8;  // slots whose rows one thread loads at once
 
 __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx,
                                                              const float* topkWeights, int T, uint16_t* y) {
@@ -46,19 +48,34 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
       float acc[kVec];
 #pragma unroll
       for (int j = 0; j < kVec; ++j) acc[j] = 0.0f;
-      for (int k = 0; k < K; ++k) {
-        if (idx[k] < 0) continue;
-        const float wk = w[k];
-        const uint16_t* r = rows + (static_cast<uint64_t>(t) * K + k) * H + h0;
-        if (vec) {
-          const uint4 v = *reinterpret_cast<const uint4*>(r);
-          const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+      const uint16_t* tokenRows = rows + static_cast<uint64_t>(t) * K * H + h0;
+      if (vec) {
+        // kSlots slots at a time: their ids, then their rows, all loads in flight before the adds
+        // (version 1 waited for each slot's id and then its row in turn: 2K round trips).
+        for (int k0 = 0; k0 < K; k0 += kSlots) {
+          int id[kSlots];
+          float wk[kSlots];
+          uint4 v[kSlots];
 #pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            acc[2 * j] = __fadd_rn(acc[2 * j], __fmul_rn(wk, bf16ToFloat(static_cast<uint16_t>(u[j] & 0xffffu))));
-            acc[2 * j + 1] = __fadd_rn(acc[2 * j + 1], __fmul_rn(wk, bf16ToFloat(static_cast<uint16_t>(u[j] >> 16))));
+          for (int j = 0; j < kSlots; ++j) {
+            id[j] = k0 + j < K ? idx[k0 + j] : -1;
+            wk[j] = k0 + j < K ? w[k0 + j] : 0.0f;
           }
-        } else {
+#pragma unroll
+          for (int j = 0; j < kSlots; ++j) {
+            v[j] = id[j] >= 0 ? *reinterpret_cast<const uint4*>(tokenRows + static_cast<uint64_t>(k0 + j) * H)
+                              : make_uint4(0, 0, 0, 0);
+          }
+#pragma unroll
+          for (int j = 0; j < kSlots; ++j) {
+            if (id[j] >= 0) accumulateBf16x8(acc, wk[j], v[j]);  // slot order kept
+          }
+        }
+      } else {
+        for (int k = 0; k < K; ++k) {
+          if (idx[k] < 0) continue;
+          const float wk = w[k];
+          const uint16_t* r = tokenRows + static_cast<uint64_t>(k) * H;
           for (int j = 0; j < kVec && h0 + j < H; ++j) acc[j] = __fadd_rn(acc[j], __fmul_rn(wk, bf16ToFloat(r[j])));
         }
       }

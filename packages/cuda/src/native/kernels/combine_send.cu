@@ -23,7 +23,10 @@ constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / kWarp;
 constexpr int kChunk = 256;  // rows whose metadata a block stages in shared memory at a time
 
-__global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uint8_t* expertOut) {
+/// kPuts: some home needs NVSHMEM puts (c.staging set). The all-NVLink instantiation carries no put
+/// code, which would otherwise double its registers (128 vs 64: one block per SM instead of two).
+template <bool kPuts>
+__global__ void __launch_bounds__(kThreads, kPuts ? 1 : 2) combineSendKernel(SyCtx c, const uint8_t* expertOut) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), dp = p.dpSize();
   const int M = p.maxTokens();
@@ -44,7 +47,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
       const uint64_t row0 = static_cast<uint64_t>(pair) * M + c0;
       for (int q = threadIdx.x; q < m; q += kThreads) sMeta[q] = meta[row0 + q];
       __syncthreads();
-      if (c.staging == nullptr) {
+      if constexpr (!kPuts) {
         // Every home is reachable with stores: the whole block copies the chunk, once per DP rank.
         for (int h = 0; h < dp; ++h) {
           blockCopyRows(m, static_cast<uint32_t>(rowBytes), align, [&](int q, uint8_t*& d, const uint8_t*& src) {
@@ -93,7 +96,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
   __threadfence_system();
   __syncthreads();
   if (threadIdx.x == 0) {
-    if (sAnyPut) putQuiet();
+    if (kPuts && sAnyPut) putQuiet();
     const uint32_t old = atomicAdd(&c.state->combineSendDone, 1u);
     sLast = old == gridDim.x - 1;
     if (sLast) {
@@ -103,30 +106,51 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
   }
   __syncthreads();
   if (!sLast) return;
-  // Rows written to home h: every (e, s) with s in h's DP group.
-  for (int home = threadIdx.x; home < R; home += kThreads) {
-    const int group = home / dp * dp;
-    uint32_t sent = 0;
-    for (int e = 0; e < L; ++e) {
-      for (int s = group; s < group + dp; ++s) sent += static_cast<uint32_t>(c.counts[e * R + s]);
+  // Rows written to home h: every (e, s) with s in h's DP group. The whole block sums them in
+  // shared memory, kThreads homes at a time (version 1 had one thread loop over the L counts of
+  // its home: L dependent L2 loads, ~20 us at L = 64, which was most of a 1-token combine send).
+  __shared__ uint32_t sSent[kThreads];
+  for (int h0 = 0; h0 < R; h0 += kThreads) {
+    sSent[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < L * R; i += kThreads) {
+      const int s = i % R;
+      const int group = s / dp * dp;
+      const int lo = max(group, h0), hi = min(group + dp, h0 + kThreads);
+      if (lo >= hi) continue;
+      const uint32_t n = static_cast<uint32_t>(__ldcg(&c.counts[i]));
+      if (n == 0) continue;
+      for (int home = lo; home < hi; ++home) atomicAdd(&sSent[home - h0], n);
     }
-    if (c.stats.combineSent != nullptr) c.stats.combineSent[home] = sent;
-    const uint32_t word = encodeSignal(epoch, sent);
-    const uint64_t sigOff = p.offset(R_COMBINE_SIGNAL) + static_cast<uint64_t>(c.rank) * 4;
-    uint8_t* peer = c.peers[home];
-    if (peer != nullptr) {
-      stReleaseSys(reinterpret_cast<uint32_t*>(peer + sigOff), word);
-    } else {
-      putSignal(reinterpret_cast<uint32_t*>(c.heap + sigOff), word, home);
+    __syncthreads();
+    const int home = h0 + threadIdx.x;
+    if (home < R) {
+      const uint32_t sent = sSent[threadIdx.x];
+      if (c.stats.combineSent != nullptr) c.stats.combineSent[home] = sent;
+      const uint32_t word = encodeSignal(epoch, sent);
+      const uint64_t sigOff = p.offset(R_COMBINE_SIGNAL) + static_cast<uint64_t>(c.rank) * 4;
+      uint8_t* peer = c.peers[home];
+      if (peer != nullptr) {
+        stReleaseSys(reinterpret_cast<uint32_t*>(peer + sigOff), word);
+      } else if constexpr (kPuts) {
+        putSignal(reinterpret_cast<uint32_t*>(c.heap + sigOff), word, home);
+      }
     }
+    __syncthreads();
   }
 }
 
 }  // namespace
 
 cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int blocks, cudaStream_t stream) {
-  combineSendKernel<<<blocks, kThreads, 0, stream>>>(ctx, static_cast<const uint8_t*>(expertOut));
+  const uint8_t* out = static_cast<const uint8_t*>(expertOut);
+  if (ctx.staging != nullptr) combineSendKernel<true><<<blocks, kThreads, 0, stream>>>(ctx, out);
+  else combineSendKernel<false><<<blocks, kThreads, 0, stream>>>(ctx, out);
   return cudaGetLastError();
+}
+
+cudaError_t combineSendOccupancy(int* blocksPerSm) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, combineSendKernel<false>, kThreads, 0);
 }
 
 }  // namespace sy

@@ -19,6 +19,8 @@
 // whose index is congruent to its split with the whole block (flattened over row x 16-byte
 // vector), and the last split to finish writes the signal (release, system scope) and, with stats
 // on, the region's row count into ctx.stats.dispatchSent [R, L].
+#include <algorithm>
+
 #include "codec.cuh"
 #include "copy.cuh"
 #include "launch.h"
@@ -107,12 +109,12 @@ __global__ void __launch_bounds__(kThreads, 2) dispatchSendKernel(SyCtx c, const
     const int t = chunk + threadIdx.x;
     int k = -1;
     if (t < T && t % dp == mine) {
+      // No early exit: the loads are independent and issue back to back (8 sequential L2 round
+      // trips per thread cost ~3 us per wave in version 1). Backwards, so the first match wins.
       const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
-      for (int j = 0; j < K; ++j) {
-        if (row[j] == expert) {
-          k = j;
-          break;
-        }
+#pragma unroll 8
+      for (int j = K - 1; j >= 0; --j) {
+        if (row[j] == expert) k = j;
       }
     }
     const uint32_t ballot = __ballot_sync(kFull, k >= 0);
@@ -220,9 +222,16 @@ cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* sca
     src = ctx.quantX;
     scales = ctx.quantScales;
   }
+  // A region holds at most numTokens rows: more splits than that only add idle blocks.
+  SyCtx c = ctx;
+  c.splits = std::max(1, std::min(ctx.splits, numTokens));
   const int regions = ctx.p.ranks() * ctx.p.localExperts();
-  dispatchSendKernel<<<regions * ctx.splits, kThreads, 0, stream>>>(ctx, src, scales, topkIdx, numTokens);
+  dispatchSendKernel<<<regions * c.splits, kThreads, 0, stream>>>(c, src, scales, topkIdx, numTokens);
   return cudaGetLastError();
+}
+
+cudaError_t dispatchSendOccupancy(int* blocksPerSm) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, dispatchSendKernel, kThreads, 0);
 }
 
 }  // namespace sy

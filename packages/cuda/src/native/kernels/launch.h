@@ -26,4 +26,10 @@ cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int block
 cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, const float* topkWeights, int numTokens,
                               void* y, cudaStream_t stream);
 
+/// Blocks of dispatch send / combine send one SM holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor):
+/// the endpoint sizes their grids to one wave, since a second wave repeats every block's latency chain
+/// (scan, copy, system fence, signal) after the first.
+cudaError_t dispatchSendOccupancy(int* blocksPerSm);
+cudaError_t combineSendOccupancy(int* blocksPerSm);
+
 }  // namespace sy

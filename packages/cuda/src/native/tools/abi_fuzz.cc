@@ -88,6 +88,13 @@ bool Fuzz::expect(const char* call, const std::string& what, int want, int got, 
   } else {
     ++accepted_;
   }
+  // Without a GPU the runtime's "no driver" error never leaves the slot, so this is GPU-only.
+  // Read with cudaGetLastError so one leftover is blamed on one call, not on every call after it.
+  const cudaError_t left = gpu_ ? cudaGetLastError() : cudaSuccess;
+  if (left != cudaSuccess) {
+    ok = false;
+    message = std::string("[left ") + cudaGetErrorName(left) + " in CUDA's last-error slot] " + message;
+  }
   if (!ok) ++failures_;
   line(call, what, statusName(want), statusName(got), ok, message);
   return got == want;
@@ -271,7 +278,7 @@ int main(int argc, char** argv) {
   int devices = 0;
   const bool gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
   cudaGetLastError();
-  syfuzz::Fuzz f(seed);
+  syfuzz::Fuzz f(seed, gpu);
   syfuzz::libraryCases(f, gpu);
   std::string mode = gpu ? "gpu" : "no-gpu (library-level calls only)";
   if (gpu && casePath != nullptr) {

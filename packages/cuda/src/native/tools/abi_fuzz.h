@@ -31,10 +31,12 @@ bool readCase(const char* path, CaseFile& out);
 
 class Fuzz {
  public:
-  explicit Fuzz(uint64_t seed) : rng_(seed ? seed : 1) {}
+  Fuzz(uint64_t seed, bool gpu) : rng_(seed ? seed : 1), gpu_(gpu) {}
   /// One ABI call: `got` must equal `want`. A refusal must leave a message in sy_last_error(handle)
   /// (and the thread's slot); for SY_ERR_INVALID_ARGUMENT, SY_ERR_STATE and SY_ERR_PHASE the message
-  /// must name the function (so it is this call's, not an older one). Returns got == want.
+  /// must name the function (so it is this call's, not an older one). With a GPU, no call may leave
+  /// an error in CUDA's per-thread last-error slot (the next launch would report it as its own).
+  /// Returns got == want.
   bool expect(const char* call, const std::string& what, int want, int got, const void* handle = nullptr);
   /// A fact that is not a status (outputs, counts, untouched buffers).
   bool check(const char* call, const std::string& what, bool ok, const std::string& detail = "");
@@ -54,6 +56,7 @@ class Fuzz {
   void line(const char* call, const std::string& what, const std::string& want, const std::string& got, bool ok,
             const std::string& message);
   uint64_t rng_;
+  bool gpu_;
   int calls_ = 0, failures_ = 0, refused_ = 0, accepted_ = 0;
   std::map<std::string, int> refusedBy_;
 };

@@ -41,6 +41,8 @@ void endpointQueries(Fuzz& f, World& w) {
            sy_dispatch_recv(reinterpret_cast<sy_endpoint*>(w.rt), w.stream), w.rt);
   f.expect("sy_barrier", "an endpoint passed as the runtime", INV,
            sy_barrier(reinterpret_cast<sy_runtime*>(w.ep), w.stream), w.ep);
+  // Its cudaErrorIllegalState once stayed in CUDA's last-error slot and failed the next valid
+  // sy_dispatch_send (outOfPhase's first step); expect() now checks the slot after every call.
   void* g = nullptr;
   f.expect("sy_graph_end_capture", "no capture begun", SY_ERR_CUDA, sy_graph_end_capture(w.stream, &g));
 }
