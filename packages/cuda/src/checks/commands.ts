@@ -22,7 +22,7 @@ function num(arg: ArgReader, name: string, fallback: number): number {
  * ok plus the JSON report:
  *   faults   [--ranks N] [--timeout-ms 1000]       a rank killed / stalled in each phase, recovery
  *   soak     [--steps 100000] [--ranks N] [--sets 64] [--chunk 2500] [--max-seconds S]
- *   cycles   [--count 1000] [--ranks N]             session create / destroy, memory before / after
+ *   cycles   [--count 1000] [--ranks N]             session create / destroy, leak verdict after warm-up
  *   abi-fuzz [--seed 1] [--iterations 400]          build/abi_fuzz against a reference case
  *   fuzz     [--runs 30] [--max-ranks N] [--max-hidden 512] [--seed S]   conformance's fuzzBackend
  * Returns null for another command.
