@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeMemory, growth, settledMemory } from "../../../test-support/memory.js";
+import { SOAK_WORLDS } from "../../../test-support/soakWorlds.js";
 import {
   defineConfig,
   deliveredRows,
@@ -39,29 +40,7 @@ function stepInputs(config: EpConfig, rand: () => number): RankInput[] {
   return Array.from({ length: config.ranks }, (_, r) => groups[Math.floor(r / config.dpSize)]);
 }
 
-const worlds = [
-  defineConfig({ ranks: 4, experts: 16, topK: 4, hidden: 40, maxTokensPerRank: 6 }),
-  defineConfig({
-    ranks: 4,
-    dpSize: 2,
-    experts: 8,
-    topK: 3,
-    hidden: 128,
-    maxTokensPerRank: 5,
-    dispatchDtype: "fp8-e4m3",
-    layout: "contiguous",
-    expertAlignment: 4,
-  }),
-  defineConfig({
-    ranks: 2,
-    experts: 6,
-    topK: 6,
-    hidden: 128,
-    maxTokensPerRank: 4,
-    inputDtype: "fp8-e4m3",
-    dispatchDtype: "fp8-e4m3",
-  }),
-];
+const worlds = SOAK_WORLDS.map((w) => defineConfig(w));
 
 const STEPS = 2000;
 

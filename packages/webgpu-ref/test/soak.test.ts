@@ -8,6 +8,7 @@ import {
 } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
 import { describeMemory, growth, settledMemory } from "../../../test-support/memory.js";
+import { SOAK_WORLDS } from "../../../test-support/soakWorlds.js";
 import { webgpuBackend } from "../src/index.js";
 import { int, randomInputs, rng } from "./helpers.js";
 
@@ -17,31 +18,8 @@ const STEPS = Number(process.env.SWITCHYARD_SOAK_STEPS ?? 300);
 const WARM_UP = 10;
 const SEED = 2027;
 
-/** Four worlds the soak cycles through: both layouts, every dtype pair, DP groups, odd hidden. */
-const worlds: EpConfig[] = [
-  defineConfig({ ranks: 4, experts: 16, topK: 4, hidden: 40, maxTokensPerRank: 6 }),
-  defineConfig({
-    ranks: 4,
-    dpSize: 2,
-    experts: 8,
-    topK: 3,
-    hidden: 128,
-    maxTokensPerRank: 5,
-    dispatchDtype: "fp8-e4m3",
-    layout: "contiguous",
-    expertAlignment: 4,
-  }),
-  defineConfig({
-    ranks: 2,
-    experts: 6,
-    topK: 6,
-    hidden: 128,
-    maxTokensPerRank: 4,
-    inputDtype: "fp8-e4m3",
-    dispatchDtype: "fp8-e4m3",
-  }),
-  defineConfig({ ranks: 3, experts: 9, topK: 2, hidden: 33, maxTokensPerRank: 7, layout: "contiguous" }),
-];
+/** The soak worlds (test-support/soakWorlds.ts), defined. */
+const worlds: EpConfig[] = SOAK_WORLDS.map((w) => defineConfig(w));
 
 /** Expert output for a row: a function of (expert, source, token, slot), the same in every column. */
 function outputOf(config: EpConfig) {

@@ -5,7 +5,7 @@ import type { CudaRuntime } from "../runtime.js";
 import { RankInputs } from "./rankInputs.js";
 import type { RankPointOptions, RankPointResult } from "./rankPoint.js";
 import type { PhaseName } from "./report.js";
-import { expectedCounts, remoteTraffic } from "./routing.js";
+import { countsMismatch, meanRemoteBytes } from "./routing.js";
 
 /**
  * One rank's part of a baseline point: the same inputs as runRankPoint (same seed, same
@@ -47,24 +47,16 @@ export async function runRankBaseline(
     }
     const last = (o.warmup + o.steps - 1) % o.rotate;
     const got = baseline.readDispatch().sourceCounts;
-    const want = expectedCounts(config, inputs.routings[last], rank);
-    const bad = want.findIndex((v, i) => got[i] !== v);
-    if (bad >= 0)
-      errors.push(`rank ${rank}: baseline counts[${bad}] = ${got[bad]}, the routing gives ${want[bad]}`);
-    let dispatchBytes = 0;
-    let combineBytes = 0;
-    for (const routings of inputs.routings) {
-      const t = remoteTraffic(config, routings, rank);
-      dispatchBytes += t.dispatchBytes / o.rotate;
-      combineBytes += t.combineBytes / o.rotate;
-    }
+    const mismatch = countsMismatch("baseline counts", config, inputs.routings[last], rank, got);
+    if (mismatch) errors.push(mismatch);
+    const traffic = meanRemoteBytes(config, inputs.routings, rank);
     runtime.barrier(s);
     stream.synchronize();
     return {
       rank,
       samplesUs,
-      remoteDispatchBytes: dispatchBytes,
-      remoteCombineBytes: combineBytes,
+      remoteDispatchBytes: traffic.dispatchBytes,
+      remoteCombineBytes: traffic.combineBytes,
       deviceBytes: baseline.memory(),
       layoutBytes: baseline.layout.bytesPerRank,
       deviceUsedBytes: mem.total - mem.free,

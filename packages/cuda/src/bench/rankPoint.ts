@@ -4,7 +4,7 @@ import type { NativeEvent, NativeGraph } from "../native/types.js";
 import type { CudaRuntime } from "../runtime.js";
 import { RankInputs } from "./rankInputs.js";
 import type { PhaseName } from "./report.js";
-import { expectedCounts, remoteTraffic } from "./routing.js";
+import { countsMismatch, meanRemoteBytes } from "./routing.js";
 
 export interface RankPointOptions {
   config: EpConfig;
@@ -99,23 +99,16 @@ export async function runRankPoint(runtime: CudaRuntime, o: RankPointOptions): P
     }
     const last = (o.warmup + o.steps - 1) % o.rotate;
     const got = await endpoint.readCounts(s);
-    const want = expectedCounts(config, inputs.routings[last], rank);
-    const bad = want.findIndex((v, i) => got[i] !== v);
-    if (bad >= 0) errors.push(`rank ${rank}: counts[${bad}] = ${got[bad]}, the routing gives ${want[bad]}`);
-    let dispatchBytes = 0;
-    let combineBytes = 0;
-    for (const routings of inputs.routings) {
-      const t = remoteTraffic(config, routings, rank);
-      dispatchBytes += t.dispatchBytes / o.rotate;
-      combineBytes += t.combineBytes / o.rotate;
-    }
+    const mismatch = countsMismatch("counts", config, inputs.routings[last], rank, got);
+    if (mismatch) errors.push(mismatch);
+    const traffic = meanRemoteBytes(config, inputs.routings, rank);
     runtime.barrier(s);
     stream.synchronize();
     return {
       rank,
       samplesUs,
-      remoteDispatchBytes: dispatchBytes,
-      remoteCombineBytes: combineBytes,
+      remoteDispatchBytes: traffic.dispatchBytes,
+      remoteCombineBytes: traffic.combineBytes,
       deviceBytes: endpoint.memory().deviceBytes,
       layoutBytes: computeLayout(config).bytesPerRank,
       deviceUsedBytes: mem.total - mem.free,

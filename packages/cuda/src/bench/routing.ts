@@ -75,3 +75,28 @@ export function expectedCounts(config: EpConfig, routings: readonly Routing[], r
   });
   return counts;
 }
+
+/** remoteTraffic's bytes averaged over the rotated input sets (routings[set][rank]). */
+export function meanRemoteBytes(config: EpConfig, sets: readonly (readonly Routing[])[], rank: number) {
+  let dispatchBytes = 0;
+  let combineBytes = 0;
+  for (const routings of sets) {
+    const t = remoteTraffic(config, routings, rank);
+    dispatchBytes += t.dispatchBytes / sets.length;
+    combineBytes += t.combineBytes / sets.length;
+  }
+  return { dispatchBytes, combineBytes };
+}
+
+/** The first count a rank reported that its routing does not give, as an error line; null when all agree. */
+export function countsMismatch(
+  what: string,
+  config: EpConfig,
+  routings: readonly Routing[],
+  rank: number,
+  got: ArrayLike<number>,
+): string | null {
+  const want = expectedCounts(config, routings, rank);
+  const bad = want.findIndex((v, i) => got[i] !== v);
+  return bad < 0 ? null : `rank ${rank}: ${what}[${bad}] = ${got[bad]}, the routing gives ${want[bad]}`;
+}

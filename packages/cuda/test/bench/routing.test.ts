@@ -1,6 +1,13 @@
 import { defineConfig, localExperts, referenceDispatch } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
-import { benchRouting, dispatchRowBytes, expectedCounts, remoteTraffic } from "../../src/bench/routing.js";
+import {
+  benchRouting,
+  countsMismatch,
+  dispatchRowBytes,
+  expectedCounts,
+  meanRemoteBytes,
+  remoteTraffic,
+} from "../../src/bench/routing.js";
 
 const config = defineConfig({
   ranks: 4,
@@ -54,5 +61,20 @@ describe("bench routing and byte counts", () => {
     const back = [0, 1, 2, 3].reduce((a, r) => a + remoteTraffic(config, routings, r).combineRows, 0);
     expect(back).toBe(totalRemote);
     expect(dispatchRowBytes({ ...config, dispatchDtype: "bf16" })).toBe(256 * 2 + 16);
+  });
+
+  it("averages bytes over the rotated sets and names the first count that disagrees", () => {
+    const sets = [0, 1, 2].map((set) => Array.from({ length: 4 }, (_, r) => benchRouting(config, 5, set, r)));
+    const mean = meanRemoteBytes(config, sets, 1);
+    const each = sets.map((routings) => remoteTraffic(config, routings, 1));
+    expect(mean.dispatchBytes).toBeCloseTo(each.reduce((a, t) => a + t.dispatchBytes, 0) / 3, 9);
+    expect(mean.combineBytes).toBeCloseTo(each.reduce((a, t) => a + t.combineBytes, 0) / 3, 9);
+    const want = expectedCounts(config, sets[0], 2);
+    expect(countsMismatch("counts", config, sets[0], 2, want)).toBeNull();
+    const got = Int32Array.from(want);
+    got[5] += 1;
+    expect(countsMismatch("counts", config, sets[0], 2, got)).toBe(
+      `rank 2: counts[5] = ${got[5]}, the routing gives ${want[5]}`,
+    );
   });
 });

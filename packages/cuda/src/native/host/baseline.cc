@@ -7,6 +7,7 @@
 
 #include "../kernels/contiguous.cuh"
 #include "../kernels/launch_baseline.h"
+#include "../kernels/launch.h"
 #include "../kernels/launch_contiguous.h"
 #include "endpoint.h"
 #include "error.h"
@@ -175,7 +176,7 @@ void baselineDispatch(sy_baseline* bl, const void* x, const float* scales, const
   const uint8_t* src = static_cast<const uint8_t*>(x);
   clearStaleError("sy_baseline_dispatch");
   if (p.quantize()) {
-    SY_CHECK_CUDA(launchQuantize(bl->ctx, x, T, stream));
+    SY_CHECK_CUDA(launchQuantize(bl->ctx, x, T, 0, stream));
     src = bl->ctx.quantX;
     scales = bl->ctx.quantScales;
   }

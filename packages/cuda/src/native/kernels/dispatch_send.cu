@@ -12,8 +12,7 @@
 ///  dispatchMeta Shape: [L, R, M, 4]           int32 (srcRank, srcToken, topkSlot, localExpert)
 ///  dispatchSignal Shape: [L, R]               u32 signal (epoch, count) at [e][rank]
 //
-// Two kernels. quantizeKernel (bf16 input, fp8 dispatch only): one half-warp per 128-element
-// block, bit-exact with core's codec, each token once however many experts it goes to.
+// bf16 input with fp8 dispatch first runs quantize.cu (each token once, into quantX / quantScales).
 // dispatchSendKernel: grid (R * L) regions x `splits` blocks. Each block scans all T tokens with a
 // ballot prefix (so every block knows every row's index and the region's count), copies the rows
 // whose index is congruent to its split with the whole block (flattened over row x 16-byte
@@ -21,10 +20,8 @@
 // on, the region's row count into ctx.stats.dispatchSent [R, L].
 #include <algorithm>
 
-#include "codec.cuh"
 #include "copy.cuh"
 #include "launch.h"
-#include "launch_contiguous.h"
 #include "signal.cuh"
 #include "transport.cuh"
 
@@ -34,43 +31,6 @@ namespace {
 constexpr int kThreads = kDispatchSendThreads;
 constexpr int kWarps = kThreads / kWarp;
 constexpr uint32_t kFull = 0xffffffffu;
-constexpr int kQuantThreads = 256;
-constexpr int kBlocksPerQuantCta = kQuantThreads / 16;  // one half-warp per 128-element block
-
-/// x [T, H] bf16 -> quantX [T, H] fp8 + quantScales [T, H/128]. Grid (ceil(S / 16), T).
-__global__ void __launch_bounds__(kQuantThreads) quantizeKernel(SyCtx c, const uint16_t* x) {
-  const int H = c.p.hidden();
-  const int S = H / 128;
-  const int t = blockIdx.y;
-  const int lane = threadIdx.x & 31;
-  const int l16 = lane & 15;
-  const int b = blockIdx.x * kBlocksPerQuantCta + (threadIdx.x >> 4);
-  const bool active = b < S;
-  uint4 v = make_uint4(0, 0, 0, 0);
-  if (active) v = *reinterpret_cast<const uint4*>(x + static_cast<uint64_t>(t) * H + b * 128 + l16 * 8);
-  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-  uint16_t e[8];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    e[2 * j] = static_cast<uint16_t>(w[j] & 0xffffu);
-    e[2 * j + 1] = static_cast<uint16_t>(w[j] >> 16);
-  }
-  uint32_t amax = 0;
-#pragma unroll
-  for (int j = 0; j < 8; ++j) amax = max(amax, static_cast<uint32_t>(finiteAbsBits(e[j])));
-#pragma unroll
-  for (int off = 8; off > 0; off >>= 1) amax = max(amax, __shfl_xor_sync(kFull, amax, off));
-  if (!active) return;
-  const int s = scaleExponent(static_cast<uint16_t>(amax));
-  uint32_t lo = 0, hi = 0;
-#pragma unroll
-  for (int j = 0; j < 4; ++j) lo |= static_cast<uint32_t>(encodeFp8Scaled(e[j], s)) << (8 * j);
-#pragma unroll
-  for (int j = 0; j < 4; ++j) hi |= static_cast<uint32_t>(encodeFp8Scaled(e[4 + j], s)) << (8 * j);
-  *reinterpret_cast<uint2*>(c.quantX + static_cast<uint64_t>(t) * H + b * 128 + l16 * 8) = make_uint2(lo, hi);
-  if (l16 == 0) c.quantScales[static_cast<uint64_t>(t) * S + b] = pow2f(s);
-}
-
 __global__ void __launch_bounds__(kThreads, 2) dispatchSendKernel(SyCtx c, const uint8_t* x, const float* scales,
                                                               const int32_t* topkIdx, int T) {
   const SyParams& p = c.p;
@@ -201,24 +161,12 @@ __global__ void __launch_bounds__(kThreads, 2) dispatchSendKernel(SyCtx c, const
 
 }  // namespace
 
-cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, cudaStream_t stream) {
-  if (numTokens > 0) {
-    const int S = ctx.p.hidden() / 128;
-    dim3 grid((S + kBlocksPerQuantCta - 1) / kBlocksPerQuantCta, numTokens);
-    quantizeKernel<<<grid, kQuantThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(x));
-  }
-  return cudaGetLastError();
-}
-
 cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
                                int numTokens, cudaStream_t stream) {
   const uint8_t* src = static_cast<const uint8_t*>(x);
   if (ctx.p.quantize()) {
-    if (numTokens > 0) {
-      const int S = ctx.p.hidden() / 128;
-      dim3 grid((S + kBlocksPerQuantCta - 1) / kBlocksPerQuantCta, numTokens);
-      quantizeKernel<<<grid, kQuantThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(x));
-    }
+    const cudaError_t rc = launchQuantize(ctx, x, numTokens, 0, stream);
+    if (rc != cudaSuccess) return rc;
     src = ctx.quantX;
     scales = ctx.quantScales;
   }

@@ -12,13 +12,13 @@
 ///  dispatchSignal Shape: [R]              u32 on the destination at [rank]: (epoch, rows staged)
 //
 // Launches, all within ctx.contig.blocks blocks (the SM budget) except the route's one block per
-// 512 tokens: quantise (bf16 -> fp8 only, once per token: the masked layout's codec in a
-// grid-stride kernel), route (dispatch_route.cu: rows, counts, count signals), then the copy: one
+// 512 tokens: quantise (quantize.cu, bf16 -> fp8 only, once per
+// token), route (dispatch_route.cu: rows, counts, count signals), then the copy: one
 // warp per (token, slot), 16-byte NVLink stores straight into the peer's heap; the last block to
 // finish writes every destination's dispatchSignal (release, system scope) after a system fence.
-#include "codec.cuh"
 #include "contiguous.cuh"
 #include "copy.cuh"
+#include "launch.h"
 #include "launch_contiguous.h"
 #include "signal.cuh"
 
@@ -27,47 +27,6 @@ namespace {
 
 constexpr int kThreads = kContigThreads;
 constexpr int kWarps = kThreads / kWarp;
-
-/// x [T, H] bf16 -> quantX [T, H] fp8 + quantScales [T, H/128], bit-exact with core's codec: one
-/// half-warp per 128-element block, grid-stride over (token, block) so the grid stays in the budget.
-__global__ void __launch_bounds__(kThreads) quantizeGridKernel(SyCtx c, const uint16_t* x, int T) {
-  const int H = c.p.hidden();
-  const int S = H / 128;
-  const int lane = threadIdx.x & 31;
-  const int l16 = lane & 15;
-  const uint64_t total = static_cast<uint64_t>(T) * S;
-  const uint64_t warps = static_cast<uint64_t>(gridDim.x) * kWarps;
-  for (uint64_t base = (static_cast<uint64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * 2; base < total;
-       base += warps * 2) {
-    const uint64_t hb = base + (lane >> 4);
-    const bool active = hb < total;
-    const uint64_t t = active ? hb / S : 0;
-    const int b = active ? static_cast<int>(hb % S) : 0;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (active) v = *reinterpret_cast<const uint4*>(x + t * H + b * 128 + l16 * 8);
-    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-    uint16_t e[8];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      e[2 * j] = static_cast<uint16_t>(w[j] & 0xffffu);
-      e[2 * j + 1] = static_cast<uint16_t>(w[j] >> 16);
-    }
-    uint32_t amax = 0;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) amax = max(amax, static_cast<uint32_t>(finiteAbsBits(e[j])));
-#pragma unroll
-    for (int off = 8; off > 0; off >>= 1) amax = max(amax, __shfl_xor_sync(0xffffffffu, amax, off));
-    if (!active) continue;
-    const int sc = scaleExponent(static_cast<uint16_t>(amax));
-    uint32_t lo = 0, hi = 0;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) lo |= static_cast<uint32_t>(encodeFp8Scaled(e[j], sc)) << (8 * j);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) hi |= static_cast<uint32_t>(encodeFp8Scaled(e[4 + j], sc)) << (8 * j);
-    *reinterpret_cast<uint2*>(c.quantX + t * H + b * 128 + l16 * 8) = make_uint2(lo, hi);
-    if (l16 == 0) c.quantScales[t * S + b] = pow2f(sc);
-  }
-}
 
 __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint8_t* x, const float* scales,
                                                            const int32_t* topkIdx, int T) {
@@ -131,11 +90,8 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
                                          const int32_t* topkIdx, int numTokens, cudaStream_t stream) {
   const uint8_t* src = static_cast<const uint8_t*>(x);
   if (ctx.p.quantize()) {
-    if (numTokens > 0) {
-      quantizeGridKernel<<<ctx.contig.blocks, kThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(x), numTokens);
-      const cudaError_t rc = cudaGetLastError();
-      if (rc != cudaSuccess) return rc;
-    }
+    const cudaError_t rc = launchQuantize(ctx, x, numTokens, ctx.contig.blocks, stream);  // within the SM budget
+    if (rc != cudaSuccess) return rc;
     src = ctx.quantX;
     scales = ctx.quantScales;
   }

@@ -12,6 +12,10 @@ namespace sy {
 /// Threads per block of dispatch send (also the token chunk its scan covers per pass).
 constexpr int kDispatchSendThreads = 512;
 
+/// bf16 -> fp8 (quantize.cu): x [T, hidden] bf16 into ctx.quantX [T, hidden] / ctx.quantScales [T, hidden / 128].
+/// maxBlocks > 0 caps the grid (the contiguous layout's SM budget); 0 = one pass.
+cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, int maxBlocks, cudaStream_t stream);
+
 /// x [T, hidden] (input dtype), scales [T, hidden/128] fp32 (fp8 input only, else null), topkIdx [T, topK] i32.
 cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
                                int numTokens, cudaStream_t stream);

@@ -17,10 +17,6 @@ constexpr int kContigThreads = 512;
 /// Threads per block of the contiguous combine receive (one warp per token).
 constexpr int kContigReduceThreads = 1024;
 
-/// bf16 -> fp8: x [T, hidden] bf16 into ctx.quantX [T, hidden] / ctx.quantScales [T, hidden / 128]
-/// (dispatch_send.cu, the masked layout's quantisation kernel).
-cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, cudaStream_t stream);
-
 /// Route (dispatch_route.cu): localPos, chunkCount (as prefix), regionBase, regionTotal, staged of
 /// ctx.contig for topkIdx [T, topK]. With countSignals, the last block also writes this rank's
 /// per-expert counts into every destination's countSignal [R, L] at [rank][e].
