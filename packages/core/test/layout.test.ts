@@ -107,6 +107,58 @@ describe("computeLayout", () => {
     );
   });
 
+  it("bounds the contiguous staging to two round buffers of Q tokens per source (stagingTokens)", () => {
+    fc.assert(
+      fc.property(configArb, fc.integer({ min: 1, max: 50 }), (c, q) => {
+        const whole = computeLayout(c);
+        const l = computeLayout(c, { stagingTokens: q });
+        const R = c.ranks;
+        const L = c.experts / R;
+        const M = c.maxTokensPerRank;
+        const D = dtypeBytes(c.dispatchDtype);
+        const bounded = c.layout === "contiguous" && q < M;
+        expect(l.stagingTokens).toBe(bounded ? q : 0);
+        expect(l.stagingRounds).toBe(bounded ? Math.ceil(M / q) : 1);
+        expect(whole.stagingTokens).toBe(0);
+        expect(whole.stagingRounds).toBe(1);
+        // What a step delivers does not change; only the staging and its signals do.
+        expect(l.rows).toBe(whole.rows);
+        expect(l.regions.recvX.bytes).toBe(whole.regions.recvX.bytes);
+        expect(l.regions.combineX.bytes).toBe(whole.regions.combineX.bytes);
+        if (!bounded) {
+          expect(l).toEqual(whole);
+          return;
+        }
+        const Cq = q * Math.min(c.topK, L);
+        expect(l.regions.dispatchSignal.shape).toEqual([3, R]);
+        expect(l.regions.dispatchX.shape).toEqual([2, R, Cq, c.hidden]);
+        expect(l.regions.dispatchX.bytes).toBe(2 * R * Cq * c.hidden * D);
+        expect(l.regions.dispatchMeta.bytes).toBe(2 * R * Cq * 16);
+        expect(l.symmetricBytes).toBeLessThanOrEqual(
+          whole.symmetricBytes + 2 * R * Cq * (c.hidden * D + 16) + 512,
+        );
+        expect(layoutParams(l)[PARAM_INDEX.stagingTokens]).toBe(q);
+      }),
+    );
+    const prefill = defineConfig({
+      ranks: 4,
+      experts: 256,
+      topK: 8,
+      hidden: 7168,
+      maxTokensPerRank: 8192,
+      layout: "contiguous",
+      dispatchDtype: "fp8-e4m3",
+    });
+    const staging = (l: ReturnType<typeof computeLayout>) => l.regions.dispatchX.bytes;
+    expect(staging(computeLayout(prefill, { stagingTokens: 1024 })) * 4).toBe(
+      staging(computeLayout(prefill)),
+    );
+    expect(() => computeLayout(prefill, { stagingTokens: -1 })).toThrow(
+      /stagingTokens -1 must be an integer >= 0/,
+    );
+    expect(() => computeLayout(prefill, { stagingTokens: 1.5 })).toThrow(RangeError);
+  });
+
   it("fits the worst case: every token of every rank routed to the same experts", async () => {
     await fc.assert(
       fc.asyncProperty(configArb, async (config) => {

@@ -7,6 +7,8 @@
 #                                                          conformance-stats fuzz soak-contig pack)
 #   bash packages/cuda/scripts/device-run.sh v3         (= build checks4 bench contig4 conformance abi-fuzz
 #                                                          cycles missing-rank-deep pack)
+#   bash packages/cuda/scripts/device-run.sh bounded    (= build checks4 contig4 contig4-bounded contig2-bounded
+#                                                          conformance-bounded soak-contig pack)
 # Every step logs to $OUT/<step>.log (what the device tool brings back) and is bounded by `timeout`;
 # all steps together stay within SWITCHYARD_DEADLINE seconds (default 570, the device tool allows 600):
 # a step that would not fit is skipped and says so.
@@ -55,6 +57,10 @@ for s in "$@"; do
     # Kernel version 3 (NOTES.md): correctness of both layouts first, then the bench, then the deep
     # missing-rank property with whatever time is left (it prints progress and reports if cut).
     steps+=(build checks4 bench contig4 conformance abi-fuzz cycles missing-rank-deep pack)
+  elif [ "$s" = bounded ]; then
+    # Bounded staging (2026-11-22): the masked checks (quantize.cu merged), contiguous whole and
+    # bounded, the quick suite bounded, then the 100,000-step soak with the layout changing every step.
+    steps+=(build checks4 contig4 contig4-bounded contig2-bounded conformance-bounded soak-contig pack)
   elif [ "$s" = issue6 ]; then
     # Most telling first: a step that would not fit in the deadline is skipped, not cut.
     steps+=(build abi-fuzz faults cycles soak conformance-stats fuzz soak-contig pack)
@@ -76,8 +82,16 @@ for s in "${steps[@]}"; do
       [ "$gpus" -ge 4 ] && step checks4 300 node "$cli" checks --ranks 4 --json "$OUT/checks4.json" ;;
     deepseek) step deepseek 300 node "$cli" deepseek --ranks 4 --replays 200 --json "$OUT/deepseek.json" ;;
     contig2) # the contiguous layout against core's reference: eager step + graph replays, timeouts
-      step contig2 150 env SWITCHYARD_CUDA_CONTIGUOUS=1 node "$cli" checks --ranks 2 --layout contiguous --json "$OUT/contig2.json" ;;
-    contig4) [ "$gpus" -ge 4 ] && step contig4 150 env SWITCHYARD_CUDA_CONTIGUOUS=1 node "$cli" checks --ranks 4 --layout contiguous --json "$OUT/contig4.json" ;;
+      step contig2 150 node "$cli" checks --ranks 2 --layout contiguous --json "$OUT/contig2.json" ;;
+    contig4) [ "$gpus" -ge 4 ] && step contig4 150 node "$cli" checks --ranks 4 --layout contiguous --json "$OUT/contig4.json" ;;
+    contig2-bounded | contig4-bounded) # the same with bounded staging: 8 tokens per round (up to 88 rounds a step)
+      n=${s:6:1}
+      [ "$gpus" -ge "$n" ] && step "$s" 150 env SWITCHYARD_CUDA_STAGING_TOKENS=8 node "$cli" checks --ranks "$n" \
+        --layout contiguous --json "$OUT/$s.json" ;;
+    conformance-bounded) # the quick suite, contiguous worlds with bounded staging of 3 tokens per round
+      if [ ! -f "$conf" ]; then echo "=== $s: $conf not built; skipped"; continue; fi
+      step "$s" "${CONFORMANCE_TIMEOUT:-200}" env SWITCHYARD_CUDA_STAGING_TOKENS=3 node "$conf" conformance \
+        --backend cuda --json "$OUT/$s.json" ;;
     baseline) # the NCCL baseline against core's reference (before its times mean anything)
       step baseline 120 node "$cli" baseline --ranks "$([ "$gpus" -ge 4 ] && echo 4 || echo 2)" --json "$OUT/baseline.json" ;;
     bench) # switchyard bench through the CLI users run (the conformance package's), else the cuda CLI
@@ -88,8 +102,8 @@ for s in "${steps[@]}"; do
       if [ ! -f "$conf" ]; then echo "=== $s: $conf not built; skipped"; continue; fi
       vis=()
       [ "$s" = conformance-contig-2gpu ] && vis=(CUDA_VISIBLE_DEVICES=0,1)
-      step "$s" "${CONFORMANCE_TIMEOUT:-150}" env "${vis[@]}" SWITCHYARD_CUDA_CONTIGUOUS=1 node "$conf" conformance --backend cuda --json "$OUT/$s.json" ;;
-    conformance | conformance-deep | conformance-2gpu)
+      step "$s" "${CONFORMANCE_TIMEOUT:-150}" env "${vis[@]}" node "$conf" conformance --backend cuda --json "$OUT/$s.json" ;;
+    conformance | conformance-deep | conformance-2gpu | conformance-deep-2gpu)
       # The suite picks world sizes up to the backend's maxRanks (= visible GPUs): 1..4 here,
       # and 1..2 with CUDA_VISIBLE_DEVICES=0,1.
       conf=packages/conformance/dist/cli/main.js
@@ -98,6 +112,7 @@ for s in "${steps[@]}"; do
         conformance) step conformance "${CONFORMANCE_TIMEOUT:-300}" node "$conf" conformance --backend cuda --json "$OUT/conformance.json" ;;
         conformance-deep) step conformance-deep "${CONFORMANCE_DEEP_TIMEOUT:-540}" node "$conf" conformance --backend cuda --deep --json "$OUT/conformance-deep.json" ;;
         conformance-2gpu) step conformance-2gpu "${CONFORMANCE_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0,1 node "$conf" conformance --backend cuda --json "$OUT/conformance-2gpu.json" ;;
+        conformance-deep-2gpu) step conformance-deep-2gpu "${CONFORMANCE_DEEP_TIMEOUT:-540}" env CUDA_VISIBLE_DEVICES=0,1 node "$conf" conformance --backend cuda --deep --json "$OUT/conformance-deep-2gpu.json" ;;
       esac ;;
     abi-fuzz) # the C ABI fuzzer (build/abi_fuzz) on GPU 0 (GPU 1 for the other-device pointers)
       step abi-fuzz 120 node "$cli" abi-fuzz --iterations 400 --json "$OUT/abi-fuzz.json" ;;
@@ -107,11 +122,14 @@ for s in "${steps[@]}"; do
       step cycles 150 node "$cli" cycles --count "${CYCLES:-1000}" --json "$OUT/cycles.json" ;;
     soak) # masked, every step checked against the reference; cut (and said so) at --max-seconds
       step soak 180 node "$cli" soak --steps "${SOAK_STEPS:-100000}" --max-seconds "${SOAK_SECONDS:-130}" --json "$OUT/soak.json" ;;
-    soak-contig) # masked and contiguous alternating (the contiguous layout is not yet proven on a GPU)
-      step soak-contig 75 env SWITCHYARD_CUDA_CONTIGUOUS=1 node "$cli" soak --steps 10000 --max-seconds 45 --json "$OUT/soak-contig.json" ;;
+    soak-contig) # masked and contiguous alternating, layouts changing every step (SOAK_CONTIG_STEPS, default 100,000);
+      # contiguous with bounded staging of SOAK_CONTIG_STAGING tokens per round (default 12: 3 rounds of M = 32)
+      secs=${SOAK_CONTIG_SECONDS:-150}
+      step soak-contig $((secs + 30)) env SWITCHYARD_CUDA_STAGING_TOKENS="${SOAK_CONTIG_STAGING:-12}" node "$cli" soak --steps "${SOAK_CONTIG_STEPS:-100000}" --max-seconds "$secs" \
+        --json "$OUT/soak-contig.json" ;;
     conformance-stats) # the quick suite with the per-peer stats declared (session/stats runs)
       if [ ! -f "$conf" ]; then echo "=== $s: $conf not built; skipped"; continue; fi
-      step conformance-stats 150 env SWITCHYARD_CUDA_STATS=1 node "$conf" conformance --backend cuda --json "$OUT/conformance-stats.json" ;;
+      step conformance-stats 150 node "$conf" conformance --backend cuda --json "$OUT/conformance-stats.json" ;;
     fuzz) # conformance's fuzzBackend against cudaBackend (the public TypeScript API)
       step fuzz 150 node "$cli" fuzz --runs "${FUZZ_RUNS:-20}" --max-hidden 512 --json "$OUT/fuzz.json" ;;
     pack) # at most 8 files come back from the device tool: logs and JSON into one archive; the

@@ -10,25 +10,22 @@ import {
   UnsupportedError,
   validateConfig,
 } from "@switchyard/core";
-import { contiguousEnabled, layoutRefusal, statsEnabled } from "./features.js";
+import { CUDA_LAYOUTS, checkLayout } from "./features.js";
 import { visibleGpuCount } from "./gpus.js";
 import { loadNative } from "./native/loader.js";
 import { acquireGroup } from "./pool.js";
 import { CudaSession } from "./session.js";
 
 /**
- * What this backend runs: the masked layout (and the contiguous one with
- * SWITCHYARD_CUDA_CONTIGUOUS=1, until a GPU run proves it), bf16 or fp8 in and out (bf16 -> fp8
+ * What this backend runs: the masked and contiguous layouts, bf16 or fp8 in and out (bf16 -> fp8
  * quantised in dispatch send), DP groups, deterministic row order, per-peer step counters with
- * wait times (SWITCHYARD_CUDA_STATS=1, until a GPU run proves them); one process per GPU, so at
- * most as many ranks as visible GPUs.
+ * the kernels' wait times (`stats`); one process per GPU, so at most as many ranks as visible GPUs.
+ * The contiguous layout and the stats were gated behind environment switches until device runs
+ * proved them (results/2026-11-21-v1.md, 2026-11-21-v3.md).
  */
-export function cudaCapabilities(
-  gpus = visibleGpuCount(),
-  env: NodeJS.ProcessEnv = process.env,
-): Capabilities {
+export function cudaCapabilities(gpus = visibleGpuCount()): Capabilities {
   return Object.freeze({
-    layouts: contiguousEnabled(env) ? (["masked", "contiguous"] as const) : (["masked"] as const),
+    layouts: CUDA_LAYOUTS,
     inputDtypes: ["bf16", "fp8-e4m3"],
     dispatchDtypes: ["bf16", "fp8-e4m3"],
     maxRanks: gpus,
@@ -37,7 +34,7 @@ export function cudaCapabilities(
     hiddenMultiple: 1,
     dpGroups: true,
     deterministicRowOrder: true,
-    stats: statsEnabled(env),
+    stats: true,
   } as const);
 }
 
@@ -63,8 +60,7 @@ export const cudaBackend: Backend = {
   unavailableReason: cudaUnavailableReason,
   async createSession(config: EpConfig, options: SessionOptions = {}): Promise<Session> {
     validateConfig(config);
-    const refusal = layoutRefusal(config.layout);
-    if (refusal !== null) throw new UnsupportedError("cuda", refusal);
+    checkLayout(config.layout);
     const reason = await cudaUnavailableReason();
     if (reason !== null) throw new BackendUnavailableError("cuda", reason);
     const gpus = visibleGpuCount();
@@ -79,7 +75,7 @@ export const cudaBackend: Backend = {
     const layout = computeLayout(config);
     const group = await acquireGroup(config.ranks, layout.symmetricBytes);
     try {
-      return await CudaSession.open(config, group, timeoutMs, { stats: statsEnabled() });
+      return await CudaSession.open(config, group, timeoutMs, { stats: true });
     } catch (e) {
       await group.close();
       throw e;

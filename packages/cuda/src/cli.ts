@@ -17,7 +17,6 @@ import { runBaselineChecks } from "./checks/baselineRun.js";
 import { issue6Command } from "./checks/commands.js";
 import { baselineConfigs, checkConfigs } from "./checks/configs.js";
 import { deepSeekConfig, median, runGraphCheck, runTimeoutChecks } from "./checks/run.js";
-import { CONTIGUOUS_ENV } from "./features.js";
 import { drainPool } from "./pool.js";
 
 function arg(name: string, fallback: string): string {
@@ -131,8 +130,6 @@ async function main(): Promise<void> {
   if (issue6 !== null) process.exit(issue6.ok ? 0 : 1);
   const ranks = Number(arg("ranks", cmd === "deepseek" ? "4" : "2"));
   const layout = arg("layout", "masked") === "contiguous" ? "contiguous" : "masked";
-  // These checks are how the contiguous layout gets proven: let its sessions through.
-  if (layout === "contiguous") process.env[CONTIGUOUS_ENV] = "1";
   const out =
     cmd === "deepseek"
       ? await deepseek(ranks, Number(arg("replays", "200")))

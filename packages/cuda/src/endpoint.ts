@@ -12,14 +12,14 @@ import {
   REGION_NAMES,
   type RegionName,
   scalesPerRow,
-  UnsupportedError,
   validateConfig,
 } from "@switchyard/core";
 import { mapNativeError } from "./errors.js";
-import { layoutRefusal } from "./features.js";
+import { checkLayout } from "./features.js";
 import type { NativeAddon, NativeEndpoint } from "./native/types.js";
 import { packParams } from "./params.js";
 import type { CudaRuntime } from "./runtime.js";
+import { stagingTokensFor } from "./staging.js";
 
 /** A device address with its size in bytes where known (a DeviceTensor, a region, or a raw pointer). */
 export interface DeviceRef {
@@ -69,6 +69,13 @@ export interface EndpointStats {
 export interface EndpointOptions {
   /** Every receive wait fails with TimeoutError after this long (default 10 s). */
   timeoutMs?: number;
+  /**
+   * Contiguous layout: bounded staging, at most this many of a source's tokens staged on a rank at
+   * a time (the step runs in ceil(maxTokensPerRank / stagingTokens) rounds; x, scales and topkIdx
+   * given to dispatchSend stay in use until dispatchRecv). 0 stages a whole step. Default:
+   * SWITCHYARD_CUDA_STAGING_TOKENS, else 1024 (staging.ts).
+   */
+  stagingTokens?: number;
 }
 
 function ref(a: DeviceAddress): DeviceRef {
@@ -95,8 +102,9 @@ export class RankEndpoint {
     readonly addon: NativeAddon,
     rank: number,
     timeoutMs: number,
+    layout: Layout = computeLayout(config),
   ) {
-    this.layout = computeLayout(config);
+    this.layout = layout;
     this.rank = rank;
     this.timeoutMs = timeoutMs;
     this.bystander = rank >= config.ranks;
@@ -113,8 +121,7 @@ export class RankEndpoint {
     options: EndpointOptions = {},
   ): RankEndpoint {
     validateConfig(config);
-    const refusal = layoutRefusal(config.layout);
-    if (refusal !== null) throw new UnsupportedError("cuda", refusal);
+    checkLayout(config.layout);
     if (config.ranks !== runtime.ranks) {
       throw new InputError(
         runtime.rank,
@@ -124,7 +131,7 @@ export class RankEndpoint {
     }
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new RangeError(`RankEndpoint.create: timeoutMs ${timeoutMs} must be > 0`);
-    const layout = computeLayout(config);
+    const layout = computeLayout(config, { stagingTokens: stagingTokensFor(config, options.stagingTokens) });
     try {
       const native = new runtime.addon.Endpoint(
         runtime.native,
@@ -132,7 +139,7 @@ export class RankEndpoint {
         BigInt(layout.symmetricBytes),
         BigInt(Math.round(timeoutMs * 1e6)),
       );
-      return new RankEndpoint(config, native, runtime.addon, runtime.rank, timeoutMs);
+      return new RankEndpoint(config, native, runtime.addon, runtime.rank, timeoutMs, layout);
     } catch (e) {
       throw mapNativeError(e, runtime.rank, timeoutMs);
     }

@@ -1,34 +1,19 @@
+import { type LayoutKind, UnsupportedError } from "@switchyard/core";
+
 /**
- * Switches for what has not yet been proven on a GPU. The contiguous layout's kernels were written
- * and checked on the CPU (compiled, index arithmetic against core's reference) but never run on a
- * GPU: the backend declares and accepts that layout only with SWITCHYARD_CUDA_CONTIGUOUS=1, until
- * a device run passes the conformance suite with it (NOTES.md).
+ * The layouts this backend runs: both passed the conformance suite on GPUs (contiguous at 2 and
+ * 4 ranks, results/2026-11-21-v1.md), so both are declared in capabilities and accepted by
+ * `createSession` and `RankEndpoint.create`.
  */
-export const CONTIGUOUS_ENV = "SWITCHYARD_CUDA_CONTIGUOUS";
+export const CUDA_LAYOUTS: readonly LayoutKind[] = Object.freeze(["masked", "contiguous"] as const);
 
-export function contiguousEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env[CONTIGUOUS_ENV] === "1";
-}
-
-/** Why a layout is refused here, or null when it may run. */
-export function layoutRefusal(layout: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  if (layout === "masked") return null;
-  if (layout === "contiguous") {
-    return contiguousEnabled(env)
-      ? null
-      : `the contiguous layout (experimental, not yet run on a GPU: set ${CONTIGUOUS_ENV}=1 to use it)`;
+/**
+ * Throws UnsupportedError naming the layout unless this backend runs it. core's `validateConfig`
+ * already refuses layouts it does not know; this keeps a layout core adds later from reaching
+ * kernels that were never written for it.
+ */
+export function checkLayout(layout: string): void {
+  if (!(CUDA_LAYOUTS as readonly string[]).includes(layout)) {
+    throw new UnsupportedError("cuda", `the ${layout} layout`);
   }
-  return `the ${layout} layout`;
-}
-
-/**
- * Per-peer step counters (`Session.stats`, capability `stats`): the wait times come from stamps in
- * the receive kernels that have not run on a GPU yet, so the capability is declared (and the
- * kernels stamp) only with SWITCHYARD_CUDA_STATS=1. Without it `stats(rank)` still answers with
- * rows per peer and null waits.
- */
-export const STATS_ENV = "SWITCHYARD_CUDA_STATS";
-
-export function statsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env[STATS_ENV] === "1";
 }

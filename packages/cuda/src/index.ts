@@ -14,7 +14,6 @@ export {
 } from "./endpoint.js";
 export { type EnvStartOptions, type LaunchEnv, parseLaunchEnv, startFromEnv } from "./envStart.js";
 export { mapNativeError, NativeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
-export { CONTIGUOUS_ENV, contiguousEnabled, STATS_ENV, statsEnabled } from "./features.js";
 export { visibleGpuCount } from "./gpus.js";
 export { type LaunchOptions, WorkerGroup } from "./launcher.js";
 export { loadNative } from "./native/loader.js";
@@ -23,6 +22,7 @@ export { packParams } from "./params.js";
 export { drainPool } from "./pool.js";
 export { fetchUniqueId, serveUniqueId, type UniqueIdServer } from "./rendezvous.js";
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
+export { DEFAULT_STAGING_TOKENS, STAGING_ENV, stagingTokensFor } from "./staging.js";
 export { DeviceTensor } from "./tensor.js";
 
 import { cudaBackend } from "./backend.js";

@@ -22,11 +22,21 @@ let nextSession = 1;
 
 /** Slack on top of the device-side timeout before the launcher gives up on a worker's answer. */
 const IPC_SLACK_MS = 60_000;
+/** Slack on top of the device-side timeout for the closing of a session that timed out. */
+const RECOVER_SLACK_MS = 10_000;
+
+/**
+ * Errors after which every worker is still alive and its GPU usable: a receive stage that gave up
+ * waiting (TimeoutError) or saw a bad signal (ProtocolError). Every device wait is bounded, so each
+ * worker finishes what it had queued; closing the endpoint then synchronises the device and frees
+ * the symmetric heap collectively, and the next endpoint starts zeroed behind a barrier.
+ */
+const RECOVERABLE = new Set(["TimeoutError", "ProtocolError"]);
 
 export interface CudaSessionOptions {
-  /** Ask the workers for the kernels' per-peer counters and wait stamps (SWITCHYARD_CUDA_STATS=1). */
+  /** Ask the workers for the kernels' per-peer counters and wait stamps. */
   stats?: boolean;
-  /** Where the workers go on destroy (default: back to the pool, or closed if the session failed). */
+  /** Where the workers go on destroy (default: back to the pool, or closed if they cannot be reused). */
   release?: (group: WorkerGroup, healthy: boolean) => Promise<void>;
 }
 
@@ -35,7 +45,8 @@ export interface CudaSessionOptions {
  * call is checked here (rank, phase order, inputs) before anything moves, then forwarded to the
  * rank's worker, which runs the phase on its GPU. The group may have more workers than the config
  * has ranks (one NVSHMEM world over every GPU): they join opening and closing only. A receive stage's TimeoutError / ProtocolError
- * and a worker's exit fail the session: later calls rethrow that error; destroy() closes the workers.
+ * and a worker's exit fail the session: later calls rethrow that error; destroy() reuses the workers
+ * when they all close their endpoints in time, and closes them otherwise.
  * `stats(rank)` keeps answering after a failure (the counters live here, in the launcher's process).
  */
 export class CudaSession implements Session {
@@ -138,21 +149,25 @@ export class CudaSession implements Session {
   }
 
   /**
-   * Frees every rank's endpoint (collective) and hands the workers back to the pool. A session that
-   * failed (a receive stage's TimeoutError / ProtocolError, a worker exit, an unanswered request)
-   * closes its workers instead: the next session starts a fresh NVSHMEM world.
+   * Frees every rank's endpoint (collective) and hands the workers back to the pool. After a receive
+   * stage's TimeoutError / ProtocolError the workers are still alive, so the same collective close
+   * is tried, bounded by the timeout plus 10 s: if every worker answers, the group goes back to the
+   * pool too (the next session skips starting a world, ~3 s). A worker exit, an unanswered request
+   * or a failed close closes the workers instead: the next session starts a fresh NVSHMEM world.
    */
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
-    let healthy = this.broken === null && this.group.failure === null;
+    const recoverable = this.broken === null || RECOVERABLE.has(this.broken.name);
+    let healthy = recoverable && this.group.failure === null;
     if (healthy) {
+      const limit = this.broken === null ? this.ipcTimeoutMs : this.timeoutMs + RECOVER_SLACK_MS;
       try {
-        await this.group.all("close", () => ({ session: this.id }), this.ipcTimeoutMs);
+        await this.group.all("close", () => ({ session: this.id }), limit);
       } catch {
         healthy = false;
       }
     }
-    await (this.options.release ?? releaseGroup)(this.group, healthy);
+    await (this.options.release ?? releaseGroup)(this.group, healthy && this.group.failure === null);
   }
 }

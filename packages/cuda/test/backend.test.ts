@@ -1,12 +1,12 @@
-import { BackendUnavailableError, defineConfig } from "@switchyard/core";
+import { BackendUnavailableError, defineConfig, type EpConfig, UnsupportedError } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
 import { cudaBackend, cudaCapabilities } from "../src/backend.js";
+import { checkLayout } from "../src/features.js";
 import { tryLoad } from "../src/native/loader.js";
 
 describe("cudaBackend without a GPU build", () => {
-  it("declares the masked layout only, and maxRanks = visible GPUs", () => {
-    const caps = cudaCapabilities(3, {});
-    expect(caps.layouts).toEqual(["masked"]);
+  it("declares maxRanks = visible GPUs, deterministic row order and both dispatch dtypes", () => {
+    const caps = cudaCapabilities(3);
     expect(caps.maxRanks).toBe(3);
     expect(caps.deterministicRowOrder).toBe(true);
     expect(caps.dispatchDtypes).toEqual(["bf16", "fp8-e4m3"]);
@@ -29,33 +29,33 @@ describe("cudaBackend without a GPU build", () => {
     expect(reason === null || typeof reason === "string").toBe(true);
   });
 
-  it("declares the contiguous layout only with SWITCHYARD_CUDA_CONTIGUOUS=1 (not yet run on a GPU)", () => {
-    expect(cudaCapabilities(2, { SWITCHYARD_CUDA_CONTIGUOUS: "1" }).layouts).toEqual([
-      "masked",
-      "contiguous",
-    ]);
-    expect(cudaCapabilities(2, { SWITCHYARD_CUDA_CONTIGUOUS: "0" }).layouts).toEqual(["masked"]);
+  it("declares both layouts and per-peer stats, and refuses an unknown layout naming it", () => {
+    const caps = cudaCapabilities(2);
+    expect(caps.layouts).toEqual(["masked", "contiguous"]);
+    expect(caps.stats).toBe(true);
+    expect(() => checkLayout("masked")).not.toThrow();
+    expect(() => checkLayout("contiguous")).not.toThrow();
+    expect(() => checkLayout("blocked")).toThrow(UnsupportedError);
+    expect(() => checkLayout("blocked")).toThrow("backend cuda does not support the blocked layout");
   });
 
-  it("declares per-peer stats only with SWITCHYARD_CUDA_STATS=1 (wait stamps not yet run on a GPU)", () => {
-    expect(cudaCapabilities(2, {}).stats).toBe(false);
-    expect(cudaCapabilities(2, { SWITCHYARD_CUDA_STATS: "1" }).stats).toBe(true);
+  it("createSession accepts the contiguous layout and refuses an unknown one before anything starts", async () => {
+    const config = defineConfig({
+      ranks: 2,
+      experts: 4,
+      topK: 2,
+      hidden: 64,
+      maxTokensPerRank: 4,
+      layout: "contiguous",
+    });
+    const unknown = { ...config, layout: "blocked" } as unknown as EpConfig;
+    await expect(cudaBackend.createSession(unknown)).rejects.toThrow(/blocked/);
+    const reason = await cudaBackend.unavailableReason();
+    if (reason === null) return; // a GPU machine with the addon built: gpu.test.ts runs contiguous
+    const e = await cudaBackend.createSession(config).catch((x) => x);
+    expect(e).not.toBeInstanceOf(UnsupportedError);
+    expect(e).toBeInstanceOf(BackendUnavailableError);
   });
-
-  it.skipIf(process.env.SWITCHYARD_CUDA_CONTIGUOUS === "1")(
-    "refuses the contiguous layout with UnsupportedError before anything starts (without the switch)",
-    async () => {
-      const config = defineConfig({
-        ranks: 2,
-        experts: 4,
-        topK: 2,
-        hidden: 64,
-        maxTokensPerRank: 4,
-        layout: "contiguous",
-      });
-      await expect(cudaBackend.createSession(config)).rejects.toThrow(/SWITCHYARD_CUDA_CONTIGUOUS=1/);
-    },
-  );
 
   it("reports itself unavailable with the reason when it cannot run here", async () => {
     const reason = await cudaBackend.unavailableReason();

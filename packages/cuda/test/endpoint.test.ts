@@ -10,6 +10,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { RankEndpoint, readDispatchResult } from "../src/endpoint.js";
 import type { NativeAddon, NativeEndpoint } from "../src/native/types.js";
+import type { CudaRuntime } from "../src/runtime.js";
 
 /** A native endpoint that records calls (argument checks happen before any of them). */
 function fake(): { native: NativeEndpoint; calls: string[] } {
@@ -121,6 +122,22 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     })();
     expect(e).toBeInstanceOf(PhaseError);
     expect(e).toMatchObject({ rank: 1, phase: "combineSend" });
+  });
+
+  it("create accepts the contiguous layout and hands the native side its layout", () => {
+    const { native } = fake();
+    const made: bigint[] = [];
+    const addon = {
+      Endpoint: function Endpoint(_rt: unknown, _params: unknown, symmetricBytes: bigint) {
+        made.push(symmetricBytes);
+        return native;
+      },
+    } as unknown as NativeAddon;
+    const runtime = { addon, native: {}, rank: 0, ranks: 2 } as unknown as CudaRuntime;
+    const c = defineConfig({ ...config, layout: "contiguous", expertAlignment: 4 });
+    const ep = RankEndpoint.create(runtime, c);
+    expect(ep.layout.config.layout).toBe("contiguous");
+    expect(made).toEqual([BigInt(computeLayout(c).symmetricBytes)]);
   });
 
   it("setBlocks refuses a budget below 1 before the native side sees it", () => {

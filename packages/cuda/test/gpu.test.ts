@@ -34,7 +34,7 @@ describe("cuda backend on GPUs", () => {
   );
 
   it.skipIf(twoGpus !== null)(
-    title("contiguous layout (experimental): a graph-replayed step is bit-exact with core's reference"),
+    title("contiguous layout: a graph-replayed step is bit-exact with core's reference"),
     async () => {
       const config = defineConfig({
         ranks: 2,

@@ -10,7 +10,8 @@ export const META_WORDS = 4;
  *
  * Symbols used in the docs: R ranks, L local experts, M maxTokensPerRank, H hidden, K topK,
  * S = H/128 scales per row (0 without fp8), C = M * min(K, L) rows one source can send one rank,
- * N = R * C + L * (expertAlignment - 1) delivered rows at most (contiguous).
+ * N = R * C + L * (expertAlignment - 1) delivered rows at most (contiguous),
+ * Q = stagingTokens, Cq = Q * min(K, L) rows one source stages on one rank per round.
  */
 export interface Layout {
   readonly config: Readonly<EpConfig>;
@@ -20,6 +21,13 @@ export interface Layout {
   readonly rows: number;
   /** C: the most rows one source sends one rank in a step. */
   readonly rowsPerSource: number;
+  /**
+   * Contiguous layout with bounded staging: tokens per round Q (each source stages at most Q of its
+   * tokens on a rank at a time, in two alternating buffers); 0 when the staging holds a whole step.
+   */
+  readonly stagingTokens: number;
+  /** Rounds per step: ceil(M / Q) with bounded staging, else 1. */
+  readonly stagingRounds: number;
   /** Bytes of the symmetric heap every rank allocates (peers write into it). */
   readonly symmetricBytes: number;
   /** Bytes of local (non-symmetric) buffers a rank allocates. */
@@ -28,8 +36,30 @@ export interface Layout {
   readonly bytesPerRank: number;
 }
 
+/** Choices a backend makes that change its buffers but not what a step delivers. */
+export interface LayoutOptions {
+  /**
+   * Contiguous layout only: stage at most this many of a source's tokens on a rank at a time
+   * (bounded staging: two buffers of Cq = Q * min(K, L) rows per source, and a step runs in
+   * ceil(M / Q) rounds) instead of a whole step's worst case (C rows per source). A value
+   * >= maxTokensPerRank, 0 or undefined stages the whole step at once.
+   */
+  readonly stagingTokens?: number;
+}
+
+/** Q as the layout uses it: 0 (whole step) unless the contiguous staging is bounded below M. */
+function boundedStagingTokens(config: Readonly<EpConfig>, options: LayoutOptions): number {
+  const q = options.stagingTokens ?? 0;
+  if (!Number.isInteger(q) || q < 0)
+    throw new RangeError(
+      `computeLayout: stagingTokens ${String(q)} must be an integer >= 0 (0 stages a whole step)`,
+    );
+  if (config.layout !== "contiguous" || q >= config.maxTokensPerRank) return 0;
+  return q;
+}
+
 /** Computes the layout for a (validated) config: the one source of truth for every byte offset. */
-export function computeLayout(config: Readonly<EpConfig>): Layout {
+export function computeLayout(config: Readonly<EpConfig>, options: LayoutOptions = {}): Layout {
   const R = config.ranks;
   const L = localExperts(config);
   const M = config.maxTokensPerRank;
@@ -39,6 +69,10 @@ export function computeLayout(config: Readonly<EpConfig>): Layout {
   const C = M * Math.min(K, L);
   const N = R * C + L * (config.expertAlignment - 1);
   const d = config.dispatchDtype;
+  const Q = boundedStagingTokens(config, options);
+  // Staging of the contiguous layout: [R, C] rows for a whole step, or [2, R, Cq] round buffers.
+  const stage = Q > 0 ? [2, R, Q * Math.min(K, L)] : [R, C];
+  const stageAxes = Q > 0 ? ["buffer", "srcRank", "row"] : ["srcRank", "row"];
   const combine: RegionSpec[] = [
     {
       name: "combineSignal",
@@ -107,37 +141,52 @@ export function computeLayout(config: Readonly<EpConfig>): Layout {
         symmetric: true,
         doc: "signal from source rank: its row count for each local expert",
       },
-      {
-        name: "dispatchSignal",
-        dtype: "u32",
-        shape: [R],
-        axes: ["srcRank"],
-        symmetric: true,
-        doc: "signal from source rank after all its staged rows (count = rows)",
-      },
+      Q > 0
+        ? {
+            name: "dispatchSignal",
+            dtype: "u32",
+            shape: [3, R],
+            axes: ["word", "rank"],
+            symmetric: true,
+            doc: "[b][src]: signal from source rank after its rows of the round in buffer b (count = rows; cleared when consumed); [2][dst]: rounds this rank's rows on destination rank dst were consumed",
+          }
+        : {
+            name: "dispatchSignal",
+            dtype: "u32",
+            shape: [R],
+            axes: ["srcRank"],
+            symmetric: true,
+            doc: "signal from source rank after all its staged rows (count = rows)",
+          },
       {
         name: "dispatchX",
         dtype: d,
-        shape: [R, C, H],
-        axes: ["srcRank", "row", "hidden"],
+        shape: [...stage, H],
+        axes: [...stageAxes, "hidden"],
         symmetric: true,
-        doc: "staging: rows from srcRank, ordered by local expert then source token",
+        doc:
+          Q > 0
+            ? "staging: a round's rows from srcRank in buffer round % 2, in any order"
+            : "staging: rows from srcRank, ordered by local expert then source token",
       },
       {
         name: "dispatchScales",
         dtype: "f32",
-        shape: S ? [R, C, S] : [0],
-        axes: ["srcRank", "row", "block"],
+        shape: S ? [...stage, S] : [0],
+        axes: [...stageAxes, "block"],
         symmetric: true,
         doc: "staging: fp32 block scales of each staged row (fp8 only)",
       },
       {
         name: "dispatchMeta",
         dtype: "i32",
-        shape: [R, C, 4],
-        axes: ["srcRank", "row", "word"],
+        shape: [...stage, 4],
+        axes: [...stageAxes, "word"],
         symmetric: true,
-        doc: "staging: (srcRank, srcToken, topkSlot, localExpert) of each staged row",
+        doc:
+          Q > 0
+            ? "staging: (index among srcRank's rows for localExpert, srcToken, topkSlot, localExpert) of each staged row"
+            : "staging: (srcRank, srcToken, topkSlot, localExpert) of each staged row",
       },
       ...combine,
       {
@@ -187,6 +236,8 @@ export function computeLayout(config: Readonly<EpConfig>): Layout {
     regions: Object.freeze(byName),
     rows,
     rowsPerSource: C,
+    stagingTokens: Q,
+    stagingRounds: Q > 0 ? Math.ceil(M / Q) : 1,
     symmetricBytes: placed.symmetricBytes,
     localBytes: placed.localBytes,
     bytesPerRank: placed.symmetricBytes + placed.localBytes,

@@ -24,6 +24,7 @@ export const SCALAR_PARAMS = [
   "layoutContiguous",
   "quantize",
   "inputFp8",
+  "stagingTokens",
 ] as const;
 
 export const PARAM_NAMES: readonly string[] = [
@@ -53,6 +54,7 @@ export function layoutParams(layout: Layout): number[] {
     layoutContiguous: c.layout === "contiguous" ? 1 : 0,
     quantize: c.inputDtype === "bf16" && c.dispatchDtype === "fp8-e4m3" ? 1 : 0,
     inputFp8: c.inputDtype === "fp8-e4m3" ? 1 : 0,
+    stagingTokens: layout.stagingTokens,
   };
   return [
     ...SCALAR_PARAMS.map((n) => scalars[n]),

@@ -2,7 +2,6 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { cudaUnavailableReason } from "../backend.js";
-import { CONTIGUOUS_ENV } from "../features.js";
 import { visibleGpuCount } from "../gpus.js";
 import { WorkerGroup } from "../launcher.js";
 import { BENCH_USAGE, type BenchOptions, BenchUsageError, parseBenchArgs } from "./args.js";
@@ -85,7 +84,6 @@ async function startGroup(
   hooks: BenchHooks,
 ) {
   const env: Record<string, string> = { NVSHMEM_SYMMETRIC_SIZE: String(heapBytesFor(points)) };
-  if (o.layouts.includes("contiguous")) env[CONTIGUOUS_ENV] = "1";
   const group = await WorkerGroup.launch({ ranks, env, workerPath: hooks.workerPath });
   if (report.nvlink.peerWriteGBps.length === 0) {
     const bytes = o.peerMiB * 2 ** 20;
@@ -175,9 +173,7 @@ export async function runBench(
     nccl: { version: null, available: false, reason: o.baseline ? null : "--no-baseline" },
     bytesCounted: BYTES_COUNTED,
     points: [],
-    notes: o.layouts.includes("contiguous")
-      ? [`the contiguous layout is experimental (${CONTIGUOUS_ENV}=1 set for the bench's workers)`]
-      : [],
+    notes: [],
   };
   const impls: Impl[] = o.baseline ? ["switchyard", "nccl"] : ["switchyard"];
   const progress = new Progress(io.progress, points.length * impls.length);

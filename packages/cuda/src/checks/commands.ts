@@ -1,5 +1,4 @@
 import { writeFileSync } from "node:fs";
-import { contiguousEnabled } from "../features.js";
 import { visibleGpuCount } from "../gpus.js";
 import { drainPool } from "../pool.js";
 import { formatAbiFuzz, runAbiFuzz } from "./abiFuzz.js";
@@ -56,7 +55,7 @@ export async function issue6Command(
       const r = await runSoak({
         ranks: ranks(),
         steps: num(arg, "steps", 100_000),
-        layouts: contiguousEnabled() ? ["masked", "contiguous"] : ["masked"],
+        layouts: ["masked", "contiguous"],
         sets: num(arg, "sets", 64),
         chunk: num(arg, "chunk", 2500),
         maxSeconds: arg("max-seconds", "") ? num(arg, "max-seconds", 0) : undefined,

@@ -1,6 +1,5 @@
 import { computeLayout, defineConfig, type EpConfig, TimeoutError } from "@switchyard/core";
 import { cudaBackend } from "../backend.js";
-import { CONTIGUOUS_ENV } from "../features.js";
 import { WorkerGroup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
 import type { GraphStepOptions, GraphStepResult } from "./graphStep.js";
@@ -28,7 +27,6 @@ export async function runGraphCheck(
     NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(computeLayout(config).symmetricBytes)),
   };
   if (transport === "put") env.SWITCHYARD_TRANSPORT = "put";
-  if (config.layout === "contiguous") env[CONTIGUOUS_ENV] = "1";
   const group = await WorkerGroup.launch({ ranks: config.ranks, env });
   try {
     const opts: GraphStepOptions = {

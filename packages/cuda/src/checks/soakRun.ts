@@ -1,5 +1,4 @@
 import { computeLayout, type EpConfig } from "@switchyard/core";
-import { CONTIGUOUS_ENV } from "../features.js";
 import { WorkerGroup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
 import { buildSoakSets, type RankSet, soakConfigs } from "./soakPlan.js";
@@ -111,7 +110,6 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   for (const config of configs) built.push(await buildSoakSets(config, sets, seed));
   const heap = heapSizeFor(configs.reduce((n, c) => n + computeLayout(c).symmetricBytes, 0));
   const env: Record<string, string> = { NVSHMEM_SYMMETRIC_SIZE: String(heap) };
-  if (o.layouts.includes("contiguous")) env[CONTIGUOUS_ENV] = "1";
   const report: SoakReport = {
     ok: false,
     ranks: o.ranks,

@@ -12,11 +12,12 @@
 #include "error.h"
 
 namespace sy {
-namespace {
 
-const char* kRegionNames[R_REGION_COUNT] = {"dispatchSignal", "dispatchX",     "dispatchScales", "dispatchMeta",
-                                            "countSignal",    "combineSignal", "combineX",       "recvX",
-                                            "recvScales",     "recvMeta"};
+const char* const kRegionNames[R_REGION_COUNT] = {"dispatchSignal", "dispatchX",     "dispatchScales", "dispatchMeta",
+                                                  "countSignal",    "combineSignal", "combineX",       "recvX",
+                                                  "recvScales",     "recvMeta"};
+
+namespace {
 
 const char* stageName(uint32_t stage) { return stage == S_COMBINE_RECV ? "combine recv" : "dispatch recv"; }
 
@@ -184,8 +185,17 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
   }
   SY_REQUIRE(p.inputFp8() || scales == nullptr, call << ": scales given but the input dtype is bf16");
   clearStaleError(call);
-  if (p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
-  else SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
+  if (p.v[P_LAYOUT_CONTIGUOUS]) {
+    SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
+    // Bounded staging sends the later rounds from dispatch recv: x, scales and topk_idx stay in use until then.
+    const RoundSource src = roundSource(ep->ctx, x, scales, topkIdx, T);
+    ep->roundX = src.x;
+    ep->roundScales = src.scales;
+    ep->roundTopk = src.topkIdx;
+    ep->roundTokens = T;
+  } else {
+    SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
+  }
   leavePhase(ep, 0);
 }
 
@@ -194,8 +204,15 @@ void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   enterPhase(ep, 1, streamCapturing(stream));
   clearStaleError("sy_dispatch_recv");
-  if (ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchDispatchRecvContiguous(ep->ctx, stream));
-  else SY_CHECK_CUDA(launchDispatchRecv(ep->ctx, stream));
+  const SyCtx& c = ep->ctx;
+  if (c.p.v[P_LAYOUT_CONTIGUOUS] && c.p.stagingTokens() > 0) {
+    const RoundSource src{static_cast<const uint8_t*>(ep->roundX), ep->roundScales, ep->roundTopk, ep->roundTokens};
+    SY_CHECK_CUDA(launchDispatchRecvRounds(c, src, stream));
+  } else if (c.p.v[P_LAYOUT_CONTIGUOUS]) {
+    SY_CHECK_CUDA(launchDispatchRecvContiguous(c, stream));
+  } else {
+    SY_CHECK_CUDA(launchDispatchRecv(c, stream));
+  }
   leavePhase(ep, 1);
 }
 

@@ -33,12 +33,21 @@ struct sy_endpoint {
   /// Cleared for good once a phase is enqueued under stream capture: the host cannot see graph
   /// replays, so from then on the order is the caller's to keep.
   bool phaseChecks = true;
+  /// Contiguous bounded staging: what dispatch send was given (or quantised into), for the rounds
+  /// that dispatch recv sends after consuming earlier ones.
+  const void* roundX = nullptr;
+  const float* roundScales = nullptr;
+  const int32_t* roundTopk = nullptr;
+  int roundTokens = 0;
   /// Per-peer counters (sy_endpoint_enable_stats): one device allocation ctx.stats points into.
   void* statsBuffer = nullptr;
   uint64_t statsBytes = 0;
 };
 
 namespace sy {
+
+/// Region names in RegionIndex order (core's REGION_NAMES), for messages.
+extern const char* const kRegionNames[R_REGION_COUNT];
 
 sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetricBytes,
                             uint64_t timeoutNs);

@@ -51,6 +51,22 @@ void checkContiguous(const SyParams& p) {
     SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: the contiguous layout supports at most "
                                      << kMaxContigExperts << " experts, this config has " << E);
   }
+  const int Q = p.stagingTokens();
+  if (Q == 0) return;
+  // Bounded staging: the kernels index [3, R] signal words and [2, R, Cq] staged rows.
+  SY_REQUIRE(Q > 0 && Q < p.maxTokens(), "sy_endpoint_create: stagingTokens " << Q << " must be in [1, maxTokensPerRank "
+                                                                               << p.maxTokens() << ") or 0");
+  const uint64_t R = static_cast<uint64_t>(p.ranks()), rows = 2 * R * p.roundRows();
+  const uint64_t need[][2] = {{R_DISPATCH_SIGNAL, 3 * R * 4},
+                              {R_DISPATCH_X, rows * p.rowBytes()},
+                              {R_DISPATCH_SCALES, rows * p.scalesPerRow() * 4},
+                              {R_DISPATCH_META, rows * 16}};
+  for (const auto& n : need) {
+    SY_REQUIRE(p.bytes(static_cast<int>(n[0])) >= n[1],
+               "sy_endpoint_create: region " << kRegionNames[n[0]] << " has " << p.bytes(static_cast<int>(n[0]))
+                                             << " bytes, bounded staging of " << Q << " tokens needs " << n[1]
+                                             << " (parameters not from core's layout?)");
+  }
 }
 
 void allocContiguous(sy_endpoint* ep) {
@@ -74,13 +90,14 @@ void allocContiguous(sy_endpoint* ep) {
   g.expertCount = deviceArray<int32_t>(ep, L);
   g.pairStart = deviceArray<int32_t>(ep, E);
   g.stageStart = deviceArray<int32_t>(ep, E);
+  g.roundFill = deviceArray<int32_t>(ep, R);
   g.done = deviceArray<uint32_t>(ep, 4);
 }
 
 void freeContiguous(sy_endpoint* ep) {
   SyContig& g = ep->ctx.contig;
   void* ptrs[] = {g.local,   g.localPos,    g.chunkCount, g.regionBase, g.regionTotal, g.staged,
-                  g.offsets, g.expertCount, g.pairStart,  g.stageStart, g.done};
+                  g.offsets, g.expertCount, g.pairStart,  g.stageStart, g.roundFill, g.done};
   for (void* q : ptrs) ignoreCuda(cudaFree(q));  // teardown: nothing to report, nothing left behind
   g = SyContig{};
 }

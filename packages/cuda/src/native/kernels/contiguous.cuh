@@ -18,6 +18,12 @@
 //   expertCount[e]  = sum_s counts[e][s]
 //   pairStart[e][s] = offsets[e] + sum over s' < s of counts[e][s']  (first compact row of (e, s))
 //   stageStart[e][s]= s * C + sum over e' < e of counts[e'][s]       (first staging row of (e, s))
+//
+// Bounded staging (layout stagingTokens Q > 0): the step runs in ceil(M / Q) rounds; round k
+// carries the source's tokens [kQ, (k+1)Q) into buffer k % 2 of the destination's staging
+// [2, R, Cq], rows in any order, each with its index among the source's rows for its expert
+// (routeRow - regionBase: known to the sender alone), so the receiver writes it straight to
+// pairStart[e][s] + index. dispatch_send_rounds.cu / dispatch_recv_rounds.cu.
 #pragma once
 #include <cstdint>
 
@@ -36,13 +42,14 @@ struct SyContig {
   int32_t* expertCount;  ///< [L] rows per local expert (without padding)
   int32_t* pairStart;    ///< [L * R] first compact row of (e, s)
   int32_t* stageStart;   ///< [L * R] first staging row of (e, s)
-  uint32_t* done;        ///< [4] completion counters: route, send, combine send, spare (zeroed, self-resetting)
+  int32_t* roundFill;    ///< [R] bounded staging: rows of the current round claimed per destination (self-resetting)
+  uint32_t* done;        ///< [4] completion counters: route, send, combine send, round recv (zeroed, self-resetting)
   uint8_t* local;        ///< this rank's local buffers (recvX, recvScales, recvMeta at core's offsets)
   int chunkTokens;       ///< tokens per route chunk (32 * W, W warps)
   int blocks;            ///< SM budget: grid size of the copy kernels
 };
 
-enum ContigDone : int { D_ROUTE = 0, D_SEND = 1, D_COMBINE_SEND = 2 };
+enum ContigDone : int { D_ROUTE = 0, D_SEND = 1, D_COMBINE_SEND = 2, D_ROUND_RECV = 3 };
 
 __host__ __device__ inline int alignUpInt(int n, int a) { return a <= 1 ? n : (n + a - 1) / a * a; }
 

@@ -11,6 +11,9 @@
 ///  recvScales     Shape: [N, hidden/128], recvMeta Shape: [N, 4]
 ///  counts         Shape: [L, R]           int32 out: rows per (local expert, source)
 //
+// Bounded staging (stagingTokens > 0) runs the wait kernel without the dispatchSignal totals and
+// the compaction for the padding rows only; its rounds place the rows (dispatch_recv_rounds.cu).
+//
 // Two kernels. waitKernel (one block): one thread per source waits for its dispatchSignal, one
 // per (source, expert) for its countSignal (all bounded by %globaltimer; errors recorded with
 // stage, peer and region), checks that the per-expert counts add up to the announced total, then
@@ -43,8 +46,11 @@ __global__ void __launch_bounds__(kWaitThreads) waitKernel(SyCtx c) {
   const uint64_t t0 = globalTimerNs();
   const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
   const uint32_t* perExpert = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
+  // Bounded staging announces rows per round (dispatch_recv_rounds.cu): only the counts here.
+  const bool bounded = p.stagingTokens() > 0;
   for (int s = threadIdx.x; s < R; s += kWaitThreads) {
     sTotal[s] = hasError(c.state) ? -1
+                : bounded         ? 0
                                   : waitSignal(done + s, epoch, C, c.state, c.timeoutNs, S_DISPATCH_RECV,
                                                static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
   }
@@ -64,7 +70,7 @@ __global__ void __launch_bounds__(kWaitThreads) waitKernel(SyCtx c) {
   for (int s = threadIdx.x; s < R; s += kWaitThreads) {
     int sum = 0;
     for (int e = 0; e < L; ++e) sum += sCounts[e * R + s];
-    if (sTotal[s] >= 0 && sum != sTotal[s]) {
+    if (!bounded && sTotal[s] >= 0 && sum != sTotal[s]) {
       recordError(c.state, E_COUNT_MISMATCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL,
                   static_cast<uint32_t>(sTotal[s]), static_cast<uint32_t>(sum));
     }
@@ -108,6 +114,7 @@ __global__ void __launch_bounds__(kContigThreads) compactKernel(CompactArgs a) {
     uint8_t* os = a.outScales ? a.outScales + static_cast<uint64_t>(row) * a.scaleBytes : nullptr;
     int4* om = reinterpret_cast<int4*>(a.outMeta) + row;
     if (r.source >= 0) {
+      if (a.padOnly) continue;
       const uint64_t from = static_cast<uint64_t>(r.from);
       warpCopy(ox, a.stageX + from * a.rowBytes, a.rowBytes, lane);
       if (os) warpCopy(os, a.stageScales + from * a.scaleBytes, a.scaleBytes, lane);
@@ -127,7 +134,10 @@ cudaError_t launchCompact(const CompactArgs& a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream) {
+namespace {
+
+/// The wait kernel, then the compaction (all rows, or the padding rows only).
+cudaError_t waitAndCompact(const SyCtx& ctx, bool padOnly, cudaStream_t stream) {
   const SyParams& p = ctx.p;
   const int R = p.ranks(), L = p.localExperts();
   const size_t smem = sizeof(int32_t) * (static_cast<size_t>(R) * L + R + 2 * L + 1);
@@ -136,6 +146,7 @@ cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream) 
   if (rc != cudaSuccess) return rc;
   const bool fp8 = p.scalesPerRow() > 0;
   CompactArgs a{};
+  a.padOnly = padOnly;
   a.stageX = ctx.heap + p.offset(R_DISPATCH_X);
   a.stageScales = fp8 ? ctx.heap + p.offset(R_DISPATCH_SCALES) : nullptr;
   a.stageMeta = ctx.heap + p.offset(R_DISPATCH_META);
@@ -148,6 +159,16 @@ cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream) 
   a.R = R;
   a.tables = ctx.contig;
   return launchCompact(a, stream);
+}
+
+}  // namespace
+
+cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream) {
+  return waitAndCompact(ctx, false, stream);
+}
+
+cudaError_t launchDispatchRecvTables(const SyCtx& ctx, cudaStream_t stream) {
+  return waitAndCompact(ctx, true, stream);
 }
 
 }  // namespace sy

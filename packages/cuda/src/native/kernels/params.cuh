@@ -26,6 +26,7 @@ enum ParamIndex : int {
   P_LAYOUT_CONTIGUOUS,
   P_QUANTIZE,
   P_INPUT_FP8,
+  P_STAGING_TOKENS,
   P_SCALAR_COUNT
 };
 
@@ -49,14 +50,14 @@ constexpr int kParamCount = P_SCALAR_COUNT + 2 * R_REGION_COUNT;
 /// The names in the order above, comma-separated; compared with core's PARAM_NAMES at load.
 constexpr const char* kParamNames =
     "ranks,localExperts,maxTokensPerRank,hidden,topK,scalesPerRow,dispatchElemBytes,dpSize,"
-    "expertAlignment,rowsPerSource,rows,layoutContiguous,quantize,inputFp8,"
+    "expertAlignment,rowsPerSource,rows,layoutContiguous,quantize,inputFp8,stagingTokens,"
     "dispatchSignal.offset,dispatchSignal.bytes,dispatchX.offset,dispatchX.bytes,"
     "dispatchScales.offset,dispatchScales.bytes,dispatchMeta.offset,dispatchMeta.bytes,"
     "countSignal.offset,countSignal.bytes,combineSignal.offset,combineSignal.bytes,"
     "combineX.offset,combineX.bytes,recvX.offset,recvX.bytes,recvScales.offset,recvScales.bytes,"
     "recvMeta.offset,recvMeta.bytes";
 
-/// Core's parameter block, passed to every kernel by value (272 bytes of kernel parameters).
+/// Core's parameter block, passed to every kernel by value (280 bytes of kernel parameters).
 struct SyParams {
   uint64_t v[kParamCount];
 
@@ -70,6 +71,18 @@ struct SyParams {
   __host__ __device__ int dpSize() const { return static_cast<int>(v[P_DP_SIZE]); }
   __host__ __device__ bool quantize() const { return v[P_QUANTIZE] != 0; }
   __host__ __device__ bool inputFp8() const { return v[P_INPUT_FP8] != 0; }
+  /// Contiguous bounded staging: tokens per round Q (0 = the staging holds a whole step).
+  __host__ __device__ int stagingTokens() const { return static_cast<int>(v[P_STAGING_TOKENS]); }
+  /// Rounds per step (1 without bounded staging).
+  __host__ __device__ int stagingRounds() const {
+    const int q = stagingTokens();
+    return q > 0 ? (maxTokens() + q - 1) / q : 1;
+  }
+  /// Rows one source stages on one rank per round: Cq = Q * min(K, L).
+  __host__ __device__ uint64_t roundRows() const {
+    const int k = topK() < localExperts() ? topK() : localExperts();
+    return static_cast<uint64_t>(stagingTokens()) * k;
+  }
   __host__ __device__ uint64_t offset(int region) const { return v[P_SCALAR_COUNT + 2 * region]; }
   __host__ __device__ uint64_t bytes(int region) const { return v[P_SCALAR_COUNT + 2 * region + 1]; }
   /// Bytes of one dispatched row (dispatch dtype).

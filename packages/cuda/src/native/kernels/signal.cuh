@@ -90,4 +90,30 @@ __device__ inline int waitSignal(const uint32_t* word, uint32_t epoch, uint32_t 
   }
 }
 
+/// Waits until `*word` carries `epoch` and a count >= `need` (a counter that only grows within a
+/// step, such as bounded staging's rounds consumed). Returns false after recording an error
+/// (timeout, foreign epoch) or seeing another thread's.
+__device__ inline bool waitAtLeast(const uint32_t* word, uint32_t epoch, uint32_t need, SyState* state,
+                                   uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
+  const uint64_t start = globalTimerNs();
+  const uint32_t prev = previousEpoch(epoch);
+  uint32_t spins = 0;
+  while (true) {
+    const uint32_t w = ldAcquireSys(word);
+    const uint32_t e = signalEpoch(w);
+    if (w != 0 && e == epoch && signalCount(w) >= need) return true;
+    if (w != 0 && e != epoch && e != prev) {
+      recordError(state, E_BAD_EPOCH, stage, peer, region, e, epoch);
+      return false;
+    }
+    if ((++spins & 63u) == 0) {
+      if (hasError(state)) return false;
+      if (globalTimerNs() - start > timeoutNs) {
+        recordError(state, E_TIMEOUT, stage, peer, region, w, epoch);
+        return false;
+      }
+    }
+  }
+}
+
 }  // namespace sy

@@ -1,0 +1,37 @@
+import type { EpConfig } from "@switchyard/core";
+
+/** Environment override of the contiguous layout's staging bound (tokens per round, 0 = whole step). */
+export const STAGING_ENV = "SWITCHYARD_CUDA_STAGING_TOKENS";
+
+/**
+ * Default bound: a source stages at most this many tokens on a rank at a time. At DeepSeek-like
+ * prefill sizes (hidden 7168 fp8, top-8, 4 ranks) that is 2 × 4 × 8192 rows ≈ 485 MB of staging per
+ * rank whatever maxTokensPerRank is, instead of 4 × M × 8 rows (1.9 GB at M = 8192).
+ */
+export const DEFAULT_STAGING_TOKENS = 1024;
+
+/**
+ * Tokens per round of the contiguous layout's bounded staging for this config: the explicit
+ * option, else SWITCHYARD_CUDA_STAGING_TOKENS, else DEFAULT_STAGING_TOKENS; core's layout stages a
+ * whole step when the bound is 0 or >= maxTokensPerRank (and always for the masked layout).
+ */
+export function stagingTokensFor(
+  config: Readonly<EpConfig>,
+  option?: number,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  let q = option;
+  if (q === undefined && env[STAGING_ENV] !== undefined && env[STAGING_ENV] !== "") {
+    q = Number(env[STAGING_ENV]);
+    if (!Number.isInteger(q) || q < 0)
+      throw new RangeError(
+        `${STAGING_ENV}=${env[STAGING_ENV]}: must be a whole number of tokens per round (0 = stage a whole step)`,
+      );
+  }
+  q ??= DEFAULT_STAGING_TOKENS;
+  if (!Number.isInteger(q) || q < 0)
+    throw new RangeError(
+      `stagingTokens ${q}: must be a whole number of tokens per round (0 = stage a whole step)`,
+    );
+  return config.layout === "contiguous" && q < config.maxTokensPerRank ? q : 0;
+}
