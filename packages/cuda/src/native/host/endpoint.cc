@@ -185,14 +185,10 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
   }
   SY_REQUIRE(p.inputFp8() || scales == nullptr, call << ": scales given but the input dtype is bf16");
   clearStaleError(call);
-  if (p.v[P_LAYOUT_CONTIGUOUS]) {
+  if (p.v[P_LAYOUT_CONTIGUOUS] && p.stagingTokens() > 0) {
+    sendRounds(ep, x, scales, topkIdx, T, stream, capturing);  // x, scales, topk_idx in use until combine recv
+  } else if (p.v[P_LAYOUT_CONTIGUOUS]) {
     SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
-    // Bounded staging sends the later rounds from dispatch recv: x, scales and topk_idx stay in use until then.
-    const RoundSource src = roundSource(ep->ctx, x, scales, topkIdx, T);
-    ep->roundX = src.x;
-    ep->roundScales = src.scales;
-    ep->roundTopk = src.topkIdx;
-    ep->roundTokens = T;
   } else {
     SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
   }
@@ -206,8 +202,7 @@ void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
   clearStaleError("sy_dispatch_recv");
   const SyCtx& c = ep->ctx;
   if (c.p.v[P_LAYOUT_CONTIGUOUS] && c.p.stagingTokens() > 0) {
-    const RoundSource src{static_cast<const uint8_t*>(ep->roundX), ep->roundScales, ep->roundTopk, ep->roundTokens};
-    SY_CHECK_CUDA(launchDispatchRecvRounds(c, src, stream));
+    SY_CHECK_CUDA(launchDispatchRecvRounds(c, stream));
   } else if (c.p.v[P_LAYOUT_CONTIGUOUS]) {
     SY_CHECK_CUDA(launchDispatchRecvContiguous(c, stream));
   } else {
@@ -250,6 +245,7 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
   clearStaleError(call);
   if (p.v[P_LAYOUT_CONTIGUOUS]) {
     SY_CHECK_CUDA(launchCombineRecvContiguous(ep->ctx, topkIdx, topkWeights, T, y, stream));
+    if (p.stagingTokens() > 0) joinRounds(ep, stream);
   } else {
     SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, topkWeights, T, y, stream));
   }

@@ -90,16 +90,46 @@ void allocContiguous(sy_endpoint* ep) {
   g.expertCount = deviceArray<int32_t>(ep, L);
   g.pairStart = deviceArray<int32_t>(ep, E);
   g.stageStart = deviceArray<int32_t>(ep, E);
-  g.roundFill = deviceArray<int32_t>(ep, R);
+  g.roundFill = deviceArray<int32_t>(ep, 2 * R);
+  g.roundDone = deviceArray<uint32_t>(ep, 2 * R);
+  if (p.stagingTokens() > 0) {
+    SY_CHECK_CUDA(cudaStreamCreateWithFlags(&ep->sideStream, cudaStreamNonBlocking));
+    SY_CHECK_CUDA(cudaEventCreateWithFlags(&ep->forkEvent, cudaEventDisableTiming));
+    SY_CHECK_CUDA(cudaEventCreateWithFlags(&ep->joinEvent, cudaEventDisableTiming));
+  }
   g.done = deviceArray<uint32_t>(ep, 4);
 }
 
 void freeContiguous(sy_endpoint* ep) {
   SyContig& g = ep->ctx.contig;
   void* ptrs[] = {g.local,   g.localPos,    g.chunkCount, g.regionBase, g.regionTotal, g.staged,
-                  g.offsets, g.expertCount, g.pairStart,  g.stageStart, g.roundFill, g.done};
+                  g.offsets, g.expertCount, g.pairStart,  g.stageStart, g.roundFill, g.roundDone, g.done};
   for (void* q : ptrs) ignoreCuda(cudaFree(q));  // teardown: nothing to report, nothing left behind
   g = SyContig{};
+  if (ep->sideStream != nullptr) ignoreCuda(cudaStreamDestroy(ep->sideStream));
+  if (ep->forkEvent != nullptr) ignoreCuda(cudaEventDestroy(ep->forkEvent));
+  if (ep->joinEvent != nullptr) ignoreCuda(cudaEventDestroy(ep->joinEvent));
+  ep->sideStream = nullptr;
+  ep->forkEvent = ep->joinEvent = nullptr;
+}
+
+void sendRounds(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, int T,
+                cudaStream_t stream, bool capturing) {
+  // The previous step's sender reads the route tables this step's route rewrites: when a step was
+  // left before combine recv joined it, wait here (outside capture: a graph holds whole steps).
+  if (!capturing) SY_CHECK_CUDA(cudaStreamWaitEvent(stream, ep->joinEvent, 0));
+  SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
+  const SyCtx& c = ep->ctx;
+  const RoundSource src = c.p.quantize() ? RoundSource{c.quantX, c.quantScales, topkIdx, T}
+                                         : RoundSource{static_cast<const uint8_t*>(x), scales, topkIdx, T};
+  SY_CHECK_CUDA(cudaEventRecord(ep->forkEvent, stream));
+  SY_CHECK_CUDA(cudaStreamWaitEvent(ep->sideStream, ep->forkEvent, 0));
+  SY_CHECK_CUDA(launchDispatchSendRounds(c, src, ep->sideStream));
+  SY_CHECK_CUDA(cudaEventRecord(ep->joinEvent, ep->sideStream));
+}
+
+void joinRounds(sy_endpoint* ep, cudaStream_t stream) {
+  SY_CHECK_CUDA(cudaStreamWaitEvent(stream, ep->joinEvent, 0));
 }
 
 void setContiguousBlocks(sy_endpoint* ep, int blocks) {

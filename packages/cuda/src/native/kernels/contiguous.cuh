@@ -23,7 +23,8 @@
 // carries the source's tokens [kQ, (k+1)Q) into buffer k % 2 of the destination's staging
 // [2, R, Cq], rows in any order, each with its index among the source's rows for its expert
 // (routeRow - regionBase: known to the sender alone), so the receiver writes it straight to
-// pairStart[e][s] + index. dispatch_send_rounds.cu / dispatch_recv_rounds.cu.
+// pairStart[e][s] + index. Buffer k % 2 is reused for round k + 2 once the destination credited
+// round k. dispatch_send_rounds.cu / dispatch_recv_rounds.cu.
 #pragma once
 #include <cstdint>
 
@@ -42,7 +43,8 @@ struct SyContig {
   int32_t* expertCount;  ///< [L] rows per local expert (without padding)
   int32_t* pairStart;    ///< [L * R] first compact row of (e, s)
   int32_t* stageStart;   ///< [L * R] first staging row of (e, s)
-  int32_t* roundFill;    ///< [R] bounded staging: rows of the current round claimed per destination (self-resetting)
+  int32_t* roundFill;    ///< [R, 2] bounded staging: rows claimed per (destination, buffer) (self-resetting)
+  uint32_t* roundDone;   ///< [R, 2] bounded staging: blocks of the destination's group done with the buffer's round
   uint32_t* done;        ///< [4] completion counters: route, send, combine send, round recv (zeroed, self-resetting)
   uint8_t* local;        ///< this rank's local buffers (recvX, recvScales, recvMeta at core's offsets)
   int chunkTokens;       ///< tokens per route chunk (32 * W, W warps)

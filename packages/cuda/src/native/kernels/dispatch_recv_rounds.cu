@@ -107,13 +107,9 @@ cudaError_t launchDispatchRecvRound(const SyCtx& ctx, int round, cudaStream_t st
   return cudaGetLastError();
 }
 
-cudaError_t launchDispatchRecvRounds(const SyCtx& ctx, const RoundSource& src, cudaStream_t stream) {
+cudaError_t launchDispatchRecvRounds(const SyCtx& ctx, cudaStream_t stream) {
   cudaError_t rc = launchDispatchRecvTables(ctx, stream);
-  const int rounds = ctx.p.stagingRounds();
-  for (int k = 0; k < rounds && rc == cudaSuccess; ++k) {
-    rc = launchDispatchRecvRound(ctx, k, stream);
-    if (rc == cudaSuccess && k + 2 < rounds) rc = launchDispatchSendRound(ctx, src, k + 2, stream);
-  }
+  for (int k = 0; k < ctx.p.stagingRounds() && rc == cudaSuccess; ++k) rc = launchDispatchRecvRound(ctx, k, stream);
   return rc;
 }
 

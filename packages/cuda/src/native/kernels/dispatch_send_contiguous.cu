@@ -97,12 +97,7 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
   }
   cudaError_t rc = launchRoute(ctx, topkIdx, numTokens, true, stream);
   if (rc != cudaSuccess) return rc;
-  if (ctx.p.stagingTokens() > 0) {  // bounded staging: rounds 0 and 1 now, the others in dispatch recv
-    const RoundSource source{src, scales, topkIdx, numTokens};
-    rc = launchDispatchSendRound(ctx, source, 0, stream);
-    if (rc == cudaSuccess && ctx.p.stagingRounds() > 1) rc = launchDispatchSendRound(ctx, source, 1, stream);
-    return rc;
-  }
+  if (ctx.p.stagingTokens() > 0) return cudaSuccess;  // bounded staging: the round sender, on its own stream
   contigSendKernel<<<ctx.contig.blocks, kThreads, 0, stream>>>(ctx, src, scales, topkIdx, numTokens);
   return cudaGetLastError();
 }

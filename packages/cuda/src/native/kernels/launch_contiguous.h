@@ -24,7 +24,7 @@ cudaError_t launchRoute(const SyCtx& ctx, const int32_t* topkIdx, int numTokens,
                         cudaStream_t stream);
 
 /// What a step's rows are copied from: the caller's tokens, or ctx.quantX / quantScales when
-/// dispatch send quantises them. Bounded staging keeps it from dispatch send to dispatch recv.
+/// dispatch send quantises them.
 struct RoundSource {
   const uint8_t* x;
   const float* scales;
@@ -32,23 +32,18 @@ struct RoundSource {
   int tokens;
 };
 
-inline RoundSource roundSource(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
-                               int numTokens) {
-  if (ctx.p.quantize()) return {ctx.quantX, ctx.quantScales, topkIdx, numTokens};
-  return {static_cast<const uint8_t*>(x), scales, topkIdx, numTokens};
-}
-
 /// Dispatch send (dispatch_send_contiguous.cu): quantise (bf16 -> fp8), route, then every row into
 /// its destination's staging dispatchX / dispatchScales / dispatchMeta [R, C, ...] at [rank][row],
 /// and one dispatchSignal [R] word per destination after all of them. With bounded staging
-/// (stagingTokens > 0), rounds 0 and 1 instead (dispatch_send_rounds.cu).
+/// (stagingTokens > 0) it quantises and routes only, and `side` (a stream that already waits for
+/// `stream`) gets the round sender (dispatch_send_rounds.cu).
 cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales,
                                          const int32_t* topkIdx, int numTokens, cudaStream_t stream);
 
-/// One round of bounded staging (dispatch_send_rounds.cu): tokens [round * Q, (round + 1) * Q) of
-/// `src` into buffer round % 2 of each destination's staging, then its round signal; round >= 2
-/// first waits until every destination consumed round - 2.
-cudaError_t launchDispatchSendRound(const SyCtx& ctx, const RoundSource& src, int round, cudaStream_t stream);
+/// Bounded staging's sender (dispatch_send_rounds.cu): every round of `src` to every destination,
+/// each destination at the pace of its credits. Runs until the last destination consumed the last
+/// round, so it goes on a stream of its own.
+cudaError_t launchDispatchSendRounds(const SyCtx& ctx, const RoundSource& src, cudaStream_t stream);
 
 /// Staging [R, C, ...] -> compact output [N, ...] through the receive tables of `tables`
 /// (dispatch_recv_contiguous.cu). Rows of the padded blocks past an expert's count are padding:
@@ -80,9 +75,8 @@ cudaError_t launchDispatchRecvTables(const SyCtx& ctx, cudaStream_t stream);
 /// their final places, then the buffer back to its sources.
 cudaError_t launchDispatchRecvRound(const SyCtx& ctx, int round, cudaStream_t stream);
 
-/// Dispatch receive with bounded staging: the tables, then per round k its receive and, while
-/// rounds are left, the send of round k + 2 from `src` (what dispatch send was given).
-cudaError_t launchDispatchRecvRounds(const SyCtx& ctx, const RoundSource& src, cudaStream_t stream);
+/// Dispatch receive with bounded staging: the tables, then the receive of every round.
+cudaError_t launchDispatchRecvRounds(const SyCtx& ctx, cudaStream_t stream);
 
 /// Combine send (combine_send_contiguous.cu): every compact row with data back to
 /// combineX[token][slot] on each rank of its source's DP group, then one combineSignal per home.
