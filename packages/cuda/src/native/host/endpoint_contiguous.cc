@@ -92,6 +92,15 @@ void allocContiguous(sy_endpoint* ep) {
   g.stageStart = deviceArray<int32_t>(ep, E);
   g.roundFill = deviceArray<int32_t>(ep, 2 * R);
   g.roundDone = deviceArray<uint32_t>(ep, 2 * R);
+  // Loaded now rather than at a first launch that could wait behind the running round sender.
+  SY_CHECK_CUDA(loadQuantizeKernels());
+  SY_CHECK_CUDA(loadRouteKernels());
+  SY_CHECK_CUDA(loadDispatchSendContiguousKernels());
+  SY_CHECK_CUDA(loadDispatchRecvContiguousKernels());
+  SY_CHECK_CUDA(loadRoundKernels());
+  SY_CHECK_CUDA(loadRoundSendKernels());
+  SY_CHECK_CUDA(loadCombineSendContiguousKernels());
+  SY_CHECK_CUDA(loadCombineRecvContiguousKernels());
   if (p.stagingTokens() > 0) {
     SY_CHECK_CUDA(cudaStreamCreateWithFlags(&ep->sideStream, cudaStreamNonBlocking));
     SY_CHECK_CUDA(cudaEventCreateWithFlags(&ep->forkEvent, cudaEventDisableTiming));

@@ -75,4 +75,6 @@ cudaError_t launchCombineRecvContiguous(const SyCtx& ctx, const int32_t* topkIdx
   return cudaGetLastError();
 }
 
+cudaError_t loadCombineRecvContiguousKernels() { return loadKernels(contigCombineRecvKernel); }
+
 }  // namespace sy

@@ -74,4 +74,6 @@ cudaError_t launchCombineSendContiguous(const SyCtx& ctx, const void* expertOut,
   return cudaGetLastError();
 }
 
+cudaError_t loadCombineSendContiguousKernels() { return loadKernels(contigCombineSendKernel); }
+
 }  // namespace sy

@@ -171,4 +171,6 @@ cudaError_t launchDispatchRecvTables(const SyCtx& ctx, cudaStream_t stream) {
   return waitAndCompact(ctx, true, stream);
 }
 
+cudaError_t loadDispatchRecvContiguousKernels() { return loadKernels(waitKernel, compactKernel); }
+
 }  // namespace sy

@@ -113,4 +113,6 @@ cudaError_t launchDispatchRecvRounds(const SyCtx& ctx, cudaStream_t stream) {
   return rc;
 }
 
+cudaError_t loadRoundKernels() { return loadKernels(roundRecvKernel); }
+
 }  // namespace sy

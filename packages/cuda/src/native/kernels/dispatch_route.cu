@@ -112,4 +112,6 @@ cudaError_t launchRoute(const SyCtx& ctx, const int32_t* topkIdx, int numTokens,
   return cudaGetLastError();
 }
 
+cudaError_t loadRouteKernels() { return loadKernels(routeKernel); }
+
 }  // namespace sy

@@ -102,4 +102,6 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
   return cudaGetLastError();
 }
 
+cudaError_t loadDispatchSendContiguousKernels() { return loadKernels(contigSendKernel); }
+
 }  // namespace sy

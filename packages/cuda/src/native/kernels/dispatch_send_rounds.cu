@@ -53,7 +53,8 @@ __global__ void __launch_bounds__(kThreads) roundSendKernel(SyCtx c, const uint8
     const int b = k & 1;
     // Buffer b on dst is free once dst consumed round k - 2.
     if (k >= 2 && threadIdx.x == 0 && !hasError(c.state)) {
-      waitAtLeast(credit, epoch, static_cast<uint32_t>(k - 1), c.state, c.timeoutNs, S_DISPATCH_RECV,
+      // Twice the timeout: when a rank is missing, the receive kernels' own error (naming it) comes first.
+      waitAtLeast(credit, epoch, static_cast<uint32_t>(k - 1), c.state, 2 * c.timeoutNs, S_DISPATCH_RECV,
                   static_cast<uint32_t>(dst), R_DISPATCH_SIGNAL);
     }
     __syncthreads();
@@ -112,6 +113,8 @@ int roundSendBlocksPerPeer(const SyCtx& ctx) {
   const int g = ctx.contig.blocks / ctx.p.ranks();
   return g > 0 ? g : 1;
 }
+
+cudaError_t loadRoundSendKernels() { return loadKernels(roundSendKernel); }
 
 cudaError_t launchDispatchSendRounds(const SyCtx& ctx, const RoundSource& src, cudaStream_t stream) {
   const int blocks = roundSendBlocksPerPeer(ctx) * ctx.p.ranks();

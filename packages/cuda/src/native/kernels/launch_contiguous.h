@@ -10,6 +10,28 @@
 
 namespace sy {
 
+/// Loads kernels now (cudaFuncGetAttributes) instead of at their first launch. With CUDA's lazy
+/// loading (the default) a first launch may wait for the running kernels to finish; bounded
+/// staging's round sender runs across the step and waits for this rank's own receive kernels,
+/// so those must be loaded before it starts.
+template <typename... Kernel>
+cudaError_t loadKernels(Kernel... kernels) {
+  cudaFuncAttributes a{};
+  cudaError_t rc = cudaSuccess;
+  ((rc = rc == cudaSuccess ? cudaFuncGetAttributes(&a, kernels) : rc), ...);
+  return rc;
+}
+
+/// Every kernel of the contiguous layout loaded (each .cu file loads its own).
+cudaError_t loadQuantizeKernels();
+cudaError_t loadRouteKernels();
+cudaError_t loadDispatchSendContiguousKernels();
+cudaError_t loadDispatchRecvContiguousKernels();
+cudaError_t loadRoundKernels();
+cudaError_t loadRoundSendKernels();
+cudaError_t loadCombineSendContiguousKernels();
+cudaError_t loadCombineRecvContiguousKernels();
+
 /// Shared memory the route kernel may use for its masks (sets the chunk size, routeWarps()).
 constexpr int kRouteSmemBytes = 40 * 1024;
 /// Threads per block of the copy kernels of the contiguous layout (send, compaction, combine send).

@@ -10,6 +10,7 @@
 // budget (contiguous layout).
 #include "codec.cuh"
 #include "launch.h"
+#include "launch_contiguous.h"
 
 namespace sy {
 namespace {
@@ -69,5 +70,7 @@ cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, int m
   }
   return cudaGetLastError();
 }
+
+cudaError_t loadQuantizeKernels() { return loadKernels(quantizeKernel); }
 
 }  // namespace sy
