@@ -72,8 +72,8 @@ export interface EndpointOptions {
   /**
    * Contiguous layout: bounded staging, at most this many of a source's tokens staged on a rank at
    * a time (the step runs in ceil(maxTokensPerRank / stagingTokens) rounds; x, scales and topkIdx
-   * given to dispatchSend stay in use until dispatchRecv). 0 stages a whole step. Default:
-   * SWITCHYARD_CUDA_STAGING_TOKENS, else 1024 (staging.ts).
+   * given to dispatchSend stay in use until combineRecv). 0 stages a whole step. Default:
+   * SWITCHYARD_CUDA_STAGING_TOKENS, else 1024 where a whole step's staging passes 1 GiB (staging.ts).
    */
   stagingTokens?: number;
 }

@@ -1,6 +1,11 @@
 import { computeLayout, defineConfig } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_STAGING_TOKENS, STAGING_ENV, stagingTokensFor } from "../src/staging.js";
+import {
+  DEFAULT_STAGING_BUDGET,
+  DEFAULT_STAGING_TOKENS,
+  STAGING_ENV,
+  stagingTokensFor,
+} from "../src/staging.js";
 
 const prefill = defineConfig({
   ranks: 4,
@@ -13,15 +18,18 @@ const prefill = defineConfig({
 });
 
 describe("stagingTokensFor (the contiguous layout's bounded staging)", () => {
-  it("bounds prefill staging by default and keeps small or masked configs whole", () => {
-    expect(stagingTokensFor(prefill, undefined, {})).toBe(DEFAULT_STAGING_TOKENS);
-    expect(stagingTokensFor({ ...prefill, maxTokensPerRank: 512 }, undefined, {})).toBe(0);
+  it("bounds staging by default only where a whole step's would pass the budget", () => {
+    // 4096 tokens: 4 x 32768 rows x 7408 B = 971 MB, under 1 GiB: whole.
+    expect(stagingTokensFor(prefill, undefined, {})).toBe(0);
+    const big = { ...prefill, maxTokensPerRank: 8192 };
+    expect(stagingTokensFor(big, undefined, {})).toBe(DEFAULT_STAGING_TOKENS);
     expect(stagingTokensFor({ ...prefill, layout: "masked" }, 8, {})).toBe(0);
-    const bounded = computeLayout(prefill, { stagingTokens: stagingTokensFor(prefill, undefined, {}) });
-    const whole = computeLayout(prefill);
-    expect(bounded.stagingRounds).toBe(4);
-    // 2 buffers of 1024 tokens instead of 4096: half the staging at M = 4096.
-    expect(bounded.regions.dispatchX.bytes * 2).toBe(whole.regions.dispatchX.bytes);
+    const bounded = computeLayout(big, { stagingTokens: stagingTokensFor(big, undefined, {}) });
+    const whole = computeLayout(big);
+    expect(bounded.stagingRounds).toBe(8);
+    // 2 buffers of 1024 tokens instead of 8192: a quarter of the staging at M = 8192.
+    expect(bounded.regions.dispatchX.bytes * 4).toBe(whole.regions.dispatchX.bytes);
+    expect(whole.regions.dispatchX.bytes).toBeGreaterThan(DEFAULT_STAGING_BUDGET);
   });
 
   it("takes the option first, then the environment, and refuses what is not a token count", () => {
