@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define SY_UNIQUE_ID_BYTES 128
-#define SY_PARAM_COUNT 34
+#define SY_PARAM_COUNT 35
 
 typedef enum sy_status {
   SY_OK = 0,
@@ -106,7 +106,13 @@ int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* 
 
 /* The four phases (masked or contiguous layout, from the parameters' layoutContiguous). Pointers are device addresses; num_tokens <= maxTokensPerRank.
  * x [T, hidden] in the input dtype; scales [T, hidden/128] fp32 for fp8 input, else NULL;
- * topk_idx [T, topK] int32; topk_weights [T, topK] fp32; expert_out [rows, hidden] bf16; y [T, hidden] bf16. */
+ * topk_idx [T, topK] int32; topk_weights [T, topK] fp32; expert_out [rows, hidden] bf16; y [T, hidden] bf16.
+ * Contiguous with bounded staging (parameter stagingTokens > 0): sy_dispatch_send also starts a
+ * kernel on the endpoint's own stream that sends the step in rounds as the destinations free their
+ * buffers; sy_combine_recv makes `stream` wait for it. x, scales and topk_idx stay in use until
+ * then, and a graph must capture the whole step (dispatch send to combine recv). That kernel waits
+ * for this rank's receive kernels: with CUDA's lazy loading, load any kernel you first launch
+ * between dispatch send and dispatch recv beforehand (or set CUDA_MODULE_LOADING=EAGER). */
 int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
                      void* stream);
 int sy_dispatch_recv(sy_endpoint* ep, void* stream);

@@ -20,7 +20,9 @@ cudaStream_t asStream(void* s) { return static_cast<cudaStream_t>(s); }
 
 extern "C" {
 
-const char* sy_version(void) { return "switchyard-cuda 0.3.0 (masked layout; contiguous experimental)"; }
+static_assert(SY_PARAM_COUNT == sy::kParamCount, "switchyard_cuda.h's SY_PARAM_COUNT must match params.cuh");
+
+const char* sy_version(void) { return "switchyard-cuda 0.4.0 (masked and contiguous layouts; bounded staging)"; }
 
 const char* sy_param_names(void) { return sy::kParamNames; }
 
