@@ -27,6 +27,8 @@ interface Case {
   config: EpConfig;
   inputs: RankInput[];
   warps: number;
+  /** Bounded staging's tokens per round (0: the whole step at once). */
+  stagingTokens: number;
 }
 
 /** A random world: ranks, experts, top-k, tokens per rank, unused slots, DP groups, alignment, chunking. */
@@ -70,13 +72,23 @@ function randomCase(seed: number): Case {
     });
   }
   const inputs = Array.from({ length: ranks }, (_, r) => groups[Math.floor(r / dpSize)]);
-  return { config, inputs, warps: pick([1, 2, 16]) };
+  const stagingTokens = pick([0, 0, 1, 2, 3, 7, 32]);
+  return { config, inputs, warps: pick([1, 2, 16]), stagingTokens };
 }
 
 function programInput(c: Case): string {
   const { config: k } = c;
   const lines = [
-    [k.ranks, localExperts(k), k.topK, k.maxTokensPerRank, k.expertAlignment, k.dpSize, c.warps].join(" "),
+    [
+      k.ranks,
+      localExperts(k),
+      k.topK,
+      k.maxTokensPerRank,
+      k.expertAlignment,
+      k.dpSize,
+      c.warps,
+      c.stagingTokens < k.maxTokensPerRank ? c.stagingTokens : 0,
+    ].join(" "),
   ];
   for (const input of c.inputs)
     lines.push(`${input.topkIdx.length / k.topK} ${Array.from(input.topkIdx).join(" ")}`);
@@ -85,7 +97,7 @@ function programInput(c: Case): string {
 
 describe("contiguous layout index arithmetic (contiguous.cuh compiled for the host) vs core's reference", () => {
   it.skipIf(skip !== null)(
-    `route, staging rows, signals, receive tables and compaction give the reference's counts, offsets and row meta${skip ? ` (skipped: ${skip})` : ""}`,
+    `route, staging rows (whole or in bounded rounds), signals, receive tables and compaction give the reference's counts, offsets and row meta${skip ? ` (skipped: ${skip})` : ""}`,
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "sy-contig-"));
       const exe = join(dir, "contiguous_dump");
@@ -103,11 +115,11 @@ describe("contiguous layout index arithmetic (contiguous.cuh compiled for the ho
         { stdio: "inherit" },
       );
       const base = 9100;
-      for (let i = 0; i < 120; i++) {
+      for (let i = 0; i < 200; i++) {
         const seed = base + i;
         const c = randomCase(seed);
         const out = execFileSync(exe, { input: programInput(c), encoding: "utf8", maxBuffer: 1 << 26 });
-        const where = `seed ${seed}, config ${JSON.stringify(c.config)}, warps ${c.warps}`;
+        const where = `seed ${seed}, config ${JSON.stringify(c.config)}, warps ${c.warps}, staging ${c.stagingTokens}`;
         const error = out.split("\n").find((l) => l.startsWith("error"));
         expect(error, where).toBeUndefined();
         const session = new ReferenceSession(c.config);

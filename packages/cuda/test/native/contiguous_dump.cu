@@ -8,8 +8,12 @@
 // (dispatch_send_contiguous.cu: [dst][src * C + routeRow]), signals, receive tables
 // (dispatch_recv_contiguous.cu: expertRows, paddedOffsets, fillExpertTables, fillSourceTables) and
 // compaction (sourceOfRow). The CUDA-specific parts (atomics, barriers, stores) are what it does not test.
+// With Q > 0 it follows bounded staging instead (dispatch_send_rounds.cu, dispatch_recv_rounds.cu):
+// round k carries tokens [kQ, (k+1)Q), at most Cq = Q * min(K, L) rows per (source, destination),
+// each row with its index routeRow - regionBase; the receiver writes it to pairStart[e][s] + index
+// and the padding rows separately.
 //
-// stdin:  R L K M align dp warps, then per source rank: T, then T * K expert ids (-1 = unused).
+// stdin:  R L K M align dp warps Q, then per source rank: T, then T * K expert ids (-1 = unused).
 // stdout: per destination rank: "rank r", "counts" L*R ints ([e][s]), "offsets" L+1 ints,
 //         then offsets[L] lines "srcRank srcToken slot localExpert"; or "error <what>".
 #include <cstdio>
@@ -20,11 +24,17 @@
 using sy::SyContig;
 
 int main() {
-  int R, L, K, M, align, dp, W;
-  if (std::scanf("%d %d %d %d %d %d %d", &R, &L, &K, &M, &align, &dp, &W) != 7) return 2;
+  int R, L, K, M, align, dp, W, Q;
+  if (std::scanf("%d %d %d %d %d %d %d %d", &R, &L, &K, &M, &align, &dp, &W, &Q) != 8) return 2;
   const int E = R * L;
   const int C = M * (K < L ? K : L);
   const int CT = 32 * W;
+  const int Cq = Q * (K < L ? K : L);
+  // Bounded staging: what each destination receives, (src, token, slot, expert, index, round).
+  struct Staged {
+    int src, t, k, e, index, round;
+  };
+  std::vector<std::vector<Staged>> rounds(R);
   // staging[dst][row] = meta (4 ints), row < R * C; -2 marks "never written".
   std::vector<std::vector<int>> staging(R, std::vector<int>(static_cast<size_t>(R) * C * 4, -2));
   std::vector<std::vector<int>> countSignal(R, std::vector<int>(E, -1));  // [dst][src * L + e]
@@ -108,6 +118,17 @@ int main() {
           return 0;
         }
         m[0] = src, m[1] = t, m[2] = k, m[3] = ex % L;
+        if (Q > 0) rounds[dst].push_back({src, t, k, ex % L, row - regionBase[ex], t / Q});
+      }
+    }
+    if (Q > 0) {  // no round holds more than Cq rows from this source for one destination
+      for (int dst = 0; dst < R; ++dst) {
+        std::vector<int> perRound((M + Q - 1) / Q, 0);
+        for (const Staged& x : rounds[dst])
+          if (x.src == src && ++perRound[x.round] > Cq) {
+            std::printf("error round %d from src %d to dst %d holds more than Cq = %d rows\n", x.round, src, dst, Cq);
+            return 0;
+          }
       }
     }
     for (int ex = 0; ex < E; ++ex) countSignal[ex / L][src * L + ex % L] = regionTotal[ex];
@@ -130,11 +151,38 @@ int main() {
     std::printf("\noffsets");
     for (int v : offsets) std::printf(" %d", v);
     std::printf("\n");
+    // Bounded staging: rounds in order, each row straight to its place.
+    std::vector<int> placed(static_cast<size_t>(offsets[L]) * 4, -2);
+    for (int round = 0; Q > 0 && round < (M + Q - 1) / Q; ++round) {
+      for (const Staged& x : rounds[dst]) {
+        if (x.round != round) continue;
+        if (x.index < 0 || x.index >= counts[x.e * R + x.src]) {
+          std::printf("error rank %d: index %d outside the %d rows of (expert %d, source %d)\n", dst, x.index,
+                      counts[x.e * R + x.src], x.e, x.src);
+          return 0;
+        }
+        int* m = &placed[static_cast<size_t>(pairStart[x.e * R + x.src] + x.index) * 4];
+        if (m[0] != -2) {
+          std::printf("error rank %d: row %d placed twice\n", dst, pairStart[x.e * R + x.src] + x.index);
+          return 0;
+        }
+        m[0] = x.src, m[1] = x.t, m[2] = x.k, m[3] = x.e;
+      }
+    }
     for (int row = 0; row < offsets[L]; ++row) {
       const sy::RowSource r = sy::sourceOfRow(row, offsets.data(), expertCount.data(), pairStart.data(),
                                               stageStart.data(), L, R);
       if (r.source < 0) {
         std::printf("-1 -1 -1 %d\n", r.expert);
+        continue;
+      }
+      if (Q > 0) {
+        const int* m = &placed[static_cast<size_t>(row) * 4];
+        if (m[0] == -2) {
+          std::printf("error rank %d row %d: no round placed a row there\n", dst, row);
+          return 0;
+        }
+        std::printf("%d %d %d %d\n", m[0], m[1], m[2], m[3]);
         continue;
       }
       const int* m = &staging[dst][static_cast<size_t>(r.from) * 4];
