@@ -2,7 +2,6 @@ import {
   type Backend,
   BackendUnavailableError,
   type Capabilities,
-  computeLayout,
   DEFAULT_TIMEOUT_MS,
   type EpConfig,
   type Session,
@@ -15,6 +14,7 @@ import { visibleGpuCount } from "./gpus.js";
 import { loadNative } from "./native/loader.js";
 import { acquireGroup } from "./pool.js";
 import { CudaSession } from "./session.js";
+import { endpointLayout } from "./staging.js";
 
 /**
  * What this backend runs: the masked and contiguous layouts, bf16 or fp8 in and out (bf16 -> fp8
@@ -72,7 +72,7 @@ export const cudaBackend: Backend = {
     }
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new RangeError(`createSession: timeoutMs ${timeoutMs} must be > 0`);
-    const layout = computeLayout(config);
+    const layout = endpointLayout(config);
     const group = await acquireGroup(config.ranks, layout.symmetricBytes);
     try {
       return await CudaSession.open(config, group, timeoutMs, { stats: true });

@@ -19,7 +19,7 @@ import { checkLayout } from "./features.js";
 import type { NativeAddon, NativeEndpoint } from "./native/types.js";
 import { packParams } from "./params.js";
 import type { CudaRuntime } from "./runtime.js";
-import { stagingTokensFor } from "./staging.js";
+import { endpointLayout } from "./staging.js";
 
 /** A device address with its size in bytes where known (a DeviceTensor, a region, or a raw pointer). */
 export interface DeviceRef {
@@ -131,7 +131,7 @@ export class RankEndpoint {
     }
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new RangeError(`RankEndpoint.create: timeoutMs ${timeoutMs} must be > 0`);
-    const layout = computeLayout(config, { stagingTokens: stagingTokensFor(config, options.stagingTokens) });
+    const layout = endpointLayout(config, options.stagingTokens);
     try {
       const native = new runtime.addon.Endpoint(
         runtime.native,

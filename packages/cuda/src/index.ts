@@ -22,7 +22,13 @@ export { packParams } from "./params.js";
 export { drainPool } from "./pool.js";
 export { fetchUniqueId, serveUniqueId, type UniqueIdServer } from "./rendezvous.js";
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
-export { DEFAULT_STAGING_BUDGET, DEFAULT_STAGING_TOKENS, STAGING_ENV, stagingTokensFor } from "./staging.js";
+export {
+  DEFAULT_STAGING_BUDGET,
+  DEFAULT_STAGING_TOKENS,
+  endpointLayout,
+  STAGING_ENV,
+  stagingTokensFor,
+} from "./staging.js";
 export { DeviceTensor } from "./tensor.js";
 
 import { cudaBackend } from "./backend.js";

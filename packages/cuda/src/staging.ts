@@ -1,4 +1,4 @@
-import { computeLayout, type EpConfig } from "@switchyard/core";
+import { computeLayout, type EpConfig, type Layout } from "@switchyard/core";
 
 /** Environment override of the contiguous layout's staging bound (tokens per round, 0 = whole step). */
 export const STAGING_ENV = "SWITCHYARD_CUDA_STAGING_TOKENS";
@@ -49,4 +49,16 @@ export function stagingTokensFor(
       `stagingTokens ${q}: must be a whole number of tokens per round (0 = stage a whole step)`,
     );
   return q < config.maxTokensPerRank ? q : 0;
+}
+
+/**
+ * The layout a CUDA endpoint of this config uses (core's, with stagingTokensFor's bound): what its
+ * kernels read, what it allocates, and what heaps and memory reports are sized from.
+ */
+export function endpointLayout(
+  config: Readonly<EpConfig>,
+  stagingTokens?: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Layout {
+  return computeLayout(config, { stagingTokens: stagingTokensFor(config, stagingTokens, env) });
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_STAGING_BUDGET,
   DEFAULT_STAGING_TOKENS,
+  endpointLayout,
   STAGING_ENV,
   stagingTokensFor,
 } from "../src/staging.js";
@@ -30,6 +31,10 @@ describe("stagingTokensFor (the contiguous layout's bounded staging)", () => {
     // 2 buffers of 1024 tokens instead of 8192: a quarter of the staging at M = 8192.
     expect(bounded.regions.dispatchX.bytes * 4).toBe(whole.regions.dispatchX.bytes);
     expect(whole.regions.dispatchX.bytes).toBeGreaterThan(DEFAULT_STAGING_BUDGET);
+    // What endpoints allocate and what heaps and memory reports are sized from.
+    expect(endpointLayout(big, undefined, {})).toEqual(bounded);
+    expect(endpointLayout(big, 0, {})).toEqual(whole);
+    expect(endpointLayout(prefill, undefined, { [STAGING_ENV]: "512" }).stagingRounds).toBe(8);
   });
 
   it("takes the option first, then the environment, and refuses what is not a token count", () => {

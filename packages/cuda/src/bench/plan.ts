@@ -1,5 +1,6 @@
-import { computeLayout, defineConfig, type EpConfig, type LayoutKind } from "@switchyard/core";
+import { defineConfig, type EpConfig, type LayoutKind } from "@switchyard/core";
 import { heapSizeFor } from "../pool.js";
+import { endpointLayout } from "../staging.js";
 import type { BenchOptions } from "./args.js";
 import type { RankPointResult } from "./rankPoint.js";
 import { bandwidth, type Impl, PHASES, type PhaseName, type PointResult } from "./report.js";
@@ -36,7 +37,7 @@ export function planPoints(o: BenchOptions, ranks: number): BenchPoint[] {
 
 /** NVSHMEM_SYMMETRIC_SIZE that fits the largest point's symmetric heap (endpoints live one at a time). */
 export function heapBytesFor(points: readonly BenchPoint[]): number {
-  return heapSizeFor(Math.max(0, ...points.map((p) => computeLayout(p.config).symmetricBytes)));
+  return heapSizeFor(Math.max(0, ...points.map((p) => endpointLayout(p.config).symmetricBytes)));
 }
 
 /**
@@ -102,7 +103,7 @@ export function failedPoint(
     gbps: { dispatch: null, combine: null },
     nvlinkFraction: { dispatch: null, combine: null },
     sms: null,
-    memory: { deviceBytes: 0, layoutBytes: computeLayout(point.config).bytesPerRank, deviceUsedBytes: 0 },
+    memory: { deviceBytes: 0, layoutBytes: endpointLayout(point.config).bytesPerRank, deviceUsedBytes: 0 },
     errors: [error],
   };
 }

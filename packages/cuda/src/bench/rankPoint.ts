@@ -1,4 +1,4 @@
-import { computeLayout, type EpConfig } from "@switchyard/core";
+import type { EpConfig } from "@switchyard/core";
 import { RankEndpoint } from "../endpoint.js";
 import type { NativeEvent, NativeGraph } from "../native/types.js";
 import type { CudaRuntime } from "../runtime.js";
@@ -110,7 +110,7 @@ export async function runRankPoint(runtime: CudaRuntime, o: RankPointOptions): P
       remoteDispatchBytes: traffic.dispatchBytes,
       remoteCombineBytes: traffic.combineBytes,
       deviceBytes: endpoint.memory().deviceBytes,
-      layoutBytes: computeLayout(config).bytesPerRank,
+      layoutBytes: endpoint.layout.bytesPerRank,
       deviceUsedBytes: mem.total - mem.free,
       sms: contiguous ? Math.min(o.blocks, info.smCount) : info.smCount,
       errors,

@@ -1,7 +1,8 @@
-import { computeLayout, defineConfig, type EpConfig } from "@switchyard/core";
+import { defineConfig, type EpConfig } from "@switchyard/core";
 import { WorkerGroup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
 import { CudaSession } from "../session.js";
+import { endpointLayout } from "../staging.js";
 import { type MemoryFigures, type MemorySample, memoryFigures, sampleMemory } from "./soakRun.js";
 import { checkedStep } from "./world.js";
 
@@ -160,7 +161,7 @@ export async function runCycles(o: CyclesOptions): Promise<CyclesReport> {
   const every = o.checkEvery ?? 50;
   const sampleEvery = o.sampleEvery ?? Math.max(1, Math.ceil(o.count / 10));
   const timeoutMs = o.timeoutMs ?? 10_000;
-  const heap = heapSizeFor(Math.max(...configs.map((c) => computeLayout(c).symmetricBytes)));
+  const heap = heapSizeFor(Math.max(...configs.map((c) => endpointLayout(c).symmetricBytes)));
   const report: CyclesReport = {
     ok: false,
     ranks: o.ranks,

@@ -1,6 +1,7 @@
-import { computeLayout, defineConfig, type EpConfig } from "@switchyard/core";
+import { defineConfig, type EpConfig } from "@switchyard/core";
 import { WorkerGroup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
+import { endpointLayout } from "../staging.js";
 import { type FaultAction, type FaultPhase, type FaultPlan, HOOKS_ENV } from "../worker/hooks.js";
 import { expertOutputsAny } from "./contiguous.js";
 import { makeInputs } from "./step.js";
@@ -116,7 +117,7 @@ export async function runFaultCase(
   let victimReport = "";
   const env = {
     [HOOKS_ENV]: "1",
-    NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(computeLayout(config).symmetricBytes)),
+    NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(endpointLayout(config).symmetricBytes)),
   };
   const group = await (o.launch ?? defaultLaunch)(o.ranks, env);
   try {

@@ -1,7 +1,8 @@
-import { computeLayout, defineConfig, type EpConfig, TimeoutError } from "@switchyard/core";
+import { defineConfig, type EpConfig, TimeoutError } from "@switchyard/core";
 import { cudaBackend } from "../backend.js";
 import { WorkerGroup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
+import { endpointLayout } from "../staging.js";
 import type { GraphStepOptions, GraphStepResult } from "./graphStep.js";
 
 export interface GraphCheckOutcome {
@@ -24,7 +25,7 @@ export async function runGraphCheck(
   const t0 = Date.now();
   const transport = o.transport ?? "direct";
   const env: Record<string, string> = {
-    NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(computeLayout(config).symmetricBytes)),
+    NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(endpointLayout(config).symmetricBytes)),
   };
   if (transport === "put") env.SWITCHYARD_TRANSPORT = "put";
   const group = await WorkerGroup.launch({ ranks: config.ranks, env });

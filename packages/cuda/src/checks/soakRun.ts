@@ -1,6 +1,7 @@
-import { computeLayout, type EpConfig } from "@switchyard/core";
+import type { EpConfig } from "@switchyard/core";
 import { WorkerGroup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
+import { endpointLayout } from "../staging.js";
 import { buildSoakSets, type RankSet, soakConfigs } from "./soakPlan.js";
 import type { SoakChunk } from "./soakRank.js";
 
@@ -108,7 +109,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const timeoutMs = o.timeoutMs ?? 10_000;
   const built: RankSet[][][] = [];
   for (const config of configs) built.push(await buildSoakSets(config, sets, seed));
-  const heap = heapSizeFor(configs.reduce((n, c) => n + computeLayout(c).symmetricBytes, 0));
+  const heap = heapSizeFor(configs.reduce((n, c) => n + endpointLayout(c).symmetricBytes, 0));
   const env: Record<string, string> = { NVSHMEM_SYMMETRIC_SIZE: String(heap) };
   const report: SoakReport = {
     ok: false,

@@ -185,10 +185,12 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
   }
   SY_REQUIRE(p.inputFp8() || scales == nullptr, call << ": scales given but the input dtype is bf16");
   clearStaleError(call);
-  if (p.v[P_LAYOUT_CONTIGUOUS] && p.stagingTokens() > 0) {
-    sendRounds(ep, x, scales, topkIdx, T, stream, capturing);  // x, scales, topk_idx in use until combine recv
-  } else if (p.v[P_LAYOUT_CONTIGUOUS]) {
-    SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
+  if (p.v[P_LAYOUT_CONTIGUOUS]) {
+    // Bounded staging: the previous step's round sender reads the route tables this step's route
+    // rewrites; when that step was left before combine recv joined it, wait here (outside capture:
+    // a graph holds whole steps). x, scales and topk_idx stay in use until combine recv.
+    if (p.stagingTokens() > 0 && !capturing) SY_CHECK_CUDA(cudaStreamWaitEvent(stream, ep->rounds.join, 0));
+    SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream, ep->rounds));
   } else {
     SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
   }
@@ -245,7 +247,7 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
   clearStaleError(call);
   if (p.v[P_LAYOUT_CONTIGUOUS]) {
     SY_CHECK_CUDA(launchCombineRecvContiguous(ep->ctx, topkIdx, topkWeights, T, y, stream));
-    if (p.stagingTokens() > 0) joinRounds(ep, stream);
+    if (p.stagingTokens() > 0) SY_CHECK_CUDA(cudaStreamWaitEvent(stream, ep->rounds.join, 0));
   } else {
     SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, topkWeights, T, y, stream));
   }

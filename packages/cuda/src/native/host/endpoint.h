@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "../kernels/launch_contiguous.h"
 #include "../kernels/params.cuh"
 #include "runtime.h"
 #include "switchyard_cuda.h"
@@ -35,9 +36,7 @@ struct sy_endpoint {
   bool phaseChecks = true;
   /// Contiguous bounded staging: the round sender's stream, forked from the caller's stream by
   /// dispatch send and joined back by combine recv (kernels/dispatch_send_rounds.cu).
-  cudaStream_t sideStream = nullptr;
-  cudaEvent_t forkEvent = nullptr;
-  cudaEvent_t joinEvent = nullptr;
+  sy::RoundStream rounds{};
   /// Per-peer counters (sy_endpoint_enable_stats): one device allocation ctx.stats points into.
   void* statsBuffer = nullptr;
   uint64_t statsBytes = 0;
@@ -64,12 +63,6 @@ void checkContiguous(const SyParams& p);
 void allocContiguous(sy_endpoint* ep);
 void freeContiguous(sy_endpoint* ep);
 void setContiguousBlocks(sy_endpoint* ep, int blocks);
-/// Bounded staging's dispatch send: quantise and route on `stream`, then the round sender forked
-/// onto the endpoint's side stream.
-void sendRounds(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, int T,
-                cudaStream_t stream, bool capturing);
-/// Makes `stream` wait for the round sender (combine recv, after its kernels).
-void joinRounds(sy_endpoint* ep, cudaStream_t stream);
 /// Synchronises the stream; throws SY_ERR_TIMEOUT / SY_ERR_PROTOCOL with `info` filled on a recorded error.
 void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
 

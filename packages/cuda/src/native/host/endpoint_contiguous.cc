@@ -92,19 +92,19 @@ void allocContiguous(sy_endpoint* ep) {
   g.stageStart = deviceArray<int32_t>(ep, E);
   g.roundFill = deviceArray<int32_t>(ep, 2 * R);
   g.roundDone = deviceArray<uint32_t>(ep, 2 * R);
-  // Loaded now rather than at a first launch that could wait behind the running round sender.
-  SY_CHECK_CUDA(loadQuantizeKernels());
-  SY_CHECK_CUDA(loadRouteKernels());
-  SY_CHECK_CUDA(loadDispatchSendContiguousKernels());
-  SY_CHECK_CUDA(loadDispatchRecvContiguousKernels());
-  SY_CHECK_CUDA(loadRoundKernels());
-  SY_CHECK_CUDA(loadRoundSendKernels());
-  SY_CHECK_CUDA(loadCombineSendContiguousKernels());
-  SY_CHECK_CUDA(loadCombineRecvContiguousKernels());
   if (p.stagingTokens() > 0) {
-    SY_CHECK_CUDA(cudaStreamCreateWithFlags(&ep->sideStream, cudaStreamNonBlocking));
-    SY_CHECK_CUDA(cudaEventCreateWithFlags(&ep->forkEvent, cudaEventDisableTiming));
-    SY_CHECK_CUDA(cudaEventCreateWithFlags(&ep->joinEvent, cudaEventDisableTiming));
+    // Loaded now rather than at a first launch that could wait behind the running round sender
+    // (CUDA lazy loading), which waits for this rank's own receive kernels.
+    SY_CHECK_CUDA(loadQuantizeKernels());
+    SY_CHECK_CUDA(loadRouteKernels());
+    SY_CHECK_CUDA(loadDispatchRecvContiguousKernels());
+    SY_CHECK_CUDA(loadRoundKernels());
+    SY_CHECK_CUDA(loadRoundSendKernels());
+    SY_CHECK_CUDA(loadCombineSendContiguousKernels());
+    SY_CHECK_CUDA(loadCombineRecvContiguousKernels());
+    SY_CHECK_CUDA(cudaStreamCreateWithFlags(&ep->rounds.stream, cudaStreamNonBlocking));
+    SY_CHECK_CUDA(cudaEventCreateWithFlags(&ep->rounds.fork, cudaEventDisableTiming));
+    SY_CHECK_CUDA(cudaEventCreateWithFlags(&ep->rounds.join, cudaEventDisableTiming));
   }
   g.done = deviceArray<uint32_t>(ep, 4);
 }
@@ -115,30 +115,10 @@ void freeContiguous(sy_endpoint* ep) {
                   g.offsets, g.expertCount, g.pairStart,  g.stageStart, g.roundFill, g.roundDone, g.done};
   for (void* q : ptrs) ignoreCuda(cudaFree(q));  // teardown: nothing to report, nothing left behind
   g = SyContig{};
-  if (ep->sideStream != nullptr) ignoreCuda(cudaStreamDestroy(ep->sideStream));
-  if (ep->forkEvent != nullptr) ignoreCuda(cudaEventDestroy(ep->forkEvent));
-  if (ep->joinEvent != nullptr) ignoreCuda(cudaEventDestroy(ep->joinEvent));
-  ep->sideStream = nullptr;
-  ep->forkEvent = ep->joinEvent = nullptr;
-}
-
-void sendRounds(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, int T,
-                cudaStream_t stream, bool capturing) {
-  // The previous step's sender reads the route tables this step's route rewrites: when a step was
-  // left before combine recv joined it, wait here (outside capture: a graph holds whole steps).
-  if (!capturing) SY_CHECK_CUDA(cudaStreamWaitEvent(stream, ep->joinEvent, 0));
-  SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream));
-  const SyCtx& c = ep->ctx;
-  const RoundSource src = c.p.quantize() ? RoundSource{c.quantX, c.quantScales, topkIdx, T}
-                                         : RoundSource{static_cast<const uint8_t*>(x), scales, topkIdx, T};
-  SY_CHECK_CUDA(cudaEventRecord(ep->forkEvent, stream));
-  SY_CHECK_CUDA(cudaStreamWaitEvent(ep->sideStream, ep->forkEvent, 0));
-  SY_CHECK_CUDA(launchDispatchSendRounds(c, src, ep->sideStream));
-  SY_CHECK_CUDA(cudaEventRecord(ep->joinEvent, ep->sideStream));
-}
-
-void joinRounds(sy_endpoint* ep, cudaStream_t stream) {
-  SY_CHECK_CUDA(cudaStreamWaitEvent(stream, ep->joinEvent, 0));
+  if (ep->rounds.stream != nullptr) ignoreCuda(cudaStreamDestroy(ep->rounds.stream));
+  if (ep->rounds.fork != nullptr) ignoreCuda(cudaEventDestroy(ep->rounds.fork));
+  if (ep->rounds.join != nullptr) ignoreCuda(cudaEventDestroy(ep->rounds.join));
+  ep->rounds = RoundStream{};
 }
 
 void setContiguousBlocks(sy_endpoint* ep, int blocks) {

@@ -17,10 +17,10 @@
 // warp per (token, slot), 16-byte NVLink stores straight into the peer's heap; the last block to
 // finish writes every destination's dispatchSignal (release, system scope) after a system fence.
 #include "contiguous.cuh"
-#include "copy.cuh"
 #include "launch.h"
 #include "launch_contiguous.h"
 #include "signal.cuh"
+#include "stage_row.cuh"
 
 namespace sy {
 namespace {
@@ -32,14 +32,12 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
                                                            const int32_t* topkIdx, int T) {
   const SyParams& p = c.p;
   const SyContig& g = c.contig;
-  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), dp = p.dpSize(), S = p.scalesPerRow();
+  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), dp = p.dpSize();
   const int E = R * L;
   const uint64_t C = p.v[P_ROWS_PER_SOURCE];
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
-  const uint64_t rowBytes = p.rowBytes();
-  const uint64_t scaleBytes = static_cast<uint64_t>(S) * 4;
   const int mine = c.rank % dp;
   __shared__ bool sLast;
 
@@ -53,16 +51,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
       if (ex < 0 || ex >= E || t % dp != mine) continue;
       const int dst = ex / L;
       const uint64_t slot = static_cast<uint64_t>(c.rank) * C + routeRow(g, E, t, k, K, ex);
-      uint8_t* base = c.peers[dst];
-      warpCopy(base + p.offset(R_DISPATCH_X) + slot * rowBytes, x + static_cast<uint64_t>(t) * rowBytes, rowBytes,
-               lane);
-      if (S) {
-        warpCopy(base + p.offset(R_DISPATCH_SCALES) + slot * scaleBytes,
-                 reinterpret_cast<const uint8_t*>(scales) + static_cast<uint64_t>(t) * scaleBytes, scaleBytes, lane);
-      }
-      if (lane == 0) {
-        reinterpret_cast<int4*>(base + p.offset(R_DISPATCH_META))[slot] = make_int4(c.rank, t, k, ex % L);
-      }
+      stageRow(p, c.peers[dst], slot, x, scales, t, make_int4(c.rank, t, k, ex % L), lane);
     }
   }
 
@@ -87,7 +76,8 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
 }  // namespace
 
 cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales,
-                                         const int32_t* topkIdx, int numTokens, cudaStream_t stream) {
+                                         const int32_t* topkIdx, int numTokens, cudaStream_t stream,
+                                         const RoundStream& rounds) {
   const uint8_t* src = static_cast<const uint8_t*>(x);
   if (ctx.p.quantize()) {
     const cudaError_t rc = launchQuantize(ctx, x, numTokens, ctx.contig.blocks, stream);  // within the SM budget
@@ -97,11 +87,15 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
   }
   cudaError_t rc = launchRoute(ctx, topkIdx, numTokens, true, stream);
   if (rc != cudaSuccess) return rc;
-  if (ctx.p.stagingTokens() > 0) return cudaSuccess;  // bounded staging: the round sender, on its own stream
+  if (ctx.p.stagingTokens() > 0) {  // bounded staging: the round sender, on its own stream
+    rc = cudaEventRecord(rounds.fork, stream);
+    if (rc == cudaSuccess) rc = cudaStreamWaitEvent(rounds.stream, rounds.fork, 0);
+    if (rc == cudaSuccess) rc = launchDispatchSendRounds(ctx, src, scales, topkIdx, numTokens, rounds.stream);
+    if (rc == cudaSuccess) rc = cudaEventRecord(rounds.join, rounds.stream);
+    return rc;
+  }
   contigSendKernel<<<ctx.contig.blocks, kThreads, 0, stream>>>(ctx, src, scales, topkIdx, numTokens);
   return cudaGetLastError();
 }
-
-cudaError_t loadDispatchSendContiguousKernels() { return loadKernels(contigSendKernel); }
 
 }  // namespace sy

@@ -19,9 +19,9 @@
 // places each row by its index (routeRow - regionBase, its rank among this source's rows for its
 // expert). The last block of the group to finish a round writes its signal after a system fence.
 #include "contiguous.cuh"
-#include "copy.cuh"
 #include "launch_contiguous.h"
 #include "signal.cuh"
+#include "stage_row.cuh"
 
 namespace sy {
 namespace {
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads) roundSendKernel(SyCtx c, const uint8
                                                           const int32_t* topkIdx, int T) {
   const SyParams& p = c.p;
   const SyContig& g = c.contig;
-  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), dp = p.dpSize(), S = p.scalesPerRow();
+  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), dp = p.dpSize();
   const int E = R * L;
   const int Q = p.stagingTokens(), rounds = p.stagingRounds();
   const uint64_t Cq = p.roundRows();
@@ -42,8 +42,6 @@ __global__ void __launch_bounds__(kThreads) roundSendKernel(SyCtx c, const uint8
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
-  const uint64_t rowBytes = p.rowBytes();
-  const uint64_t scaleBytes = static_cast<uint64_t>(S) * 4;
   const int mine = c.rank % dp;
   const uint32_t* credit = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL)) + 2 * R + dst;
   uint8_t* base = c.peers[dst];
@@ -72,18 +70,9 @@ __global__ void __launch_bounds__(kThreads) roundSendKernel(SyCtx c, const uint8
         int slot = 0;
         if (lane == 0) slot = atomicAdd(&g.roundFill[dst * 2 + b], 1);
         slot = __shfl_sync(0xffffffffu, slot, 0);
-        const uint64_t row = buffer * Cq + static_cast<uint64_t>(slot);
         const int index = routeRow(g, E, t, kk, K, ex) - g.regionBase[ex];
-        warpCopy(base + p.offset(R_DISPATCH_X) + row * rowBytes, x + static_cast<uint64_t>(t) * rowBytes, rowBytes,
+        stageRow(p, base, buffer * Cq + static_cast<uint64_t>(slot), x, scales, t, make_int4(index, t, kk, ex % L),
                  lane);
-        if (S) {
-          warpCopy(base + p.offset(R_DISPATCH_SCALES) + row * scaleBytes,
-                   reinterpret_cast<const uint8_t*>(scales) + static_cast<uint64_t>(t) * scaleBytes, scaleBytes,
-                   lane);
-        }
-        if (lane == 0) {
-          reinterpret_cast<int4*>(base + p.offset(R_DISPATCH_META))[row] = make_int4(index, t, kk, ex % L);
-        }
       }
     }
     // Every row of the group's blocks is out before dst hears of the round.
@@ -116,9 +105,10 @@ int roundSendBlocksPerPeer(const SyCtx& ctx) {
 
 cudaError_t loadRoundSendKernels() { return loadKernels(roundSendKernel); }
 
-cudaError_t launchDispatchSendRounds(const SyCtx& ctx, const RoundSource& src, cudaStream_t stream) {
+cudaError_t launchDispatchSendRounds(const SyCtx& ctx, const uint8_t* x, const float* scales, const int32_t* topkIdx,
+                                     int numTokens, cudaStream_t stream) {
   const int blocks = roundSendBlocksPerPeer(ctx) * ctx.p.ranks();
-  roundSendKernel<<<blocks, kThreads, 0, stream>>>(ctx, src.x, src.scales, src.topkIdx, src.tokens);
+  roundSendKernel<<<blocks, kThreads, 0, stream>>>(ctx, x, scales, topkIdx, numTokens);
   return cudaGetLastError();
 }
 

@@ -22,10 +22,9 @@ cudaError_t loadKernels(Kernel... kernels) {
   return rc;
 }
 
-/// Every kernel of the contiguous layout loaded (each .cu file loads its own).
+/// The kernels bounded staging launches loaded (each .cu file loads its own).
 cudaError_t loadQuantizeKernels();
 cudaError_t loadRouteKernels();
-cudaError_t loadDispatchSendContiguousKernels();
 cudaError_t loadDispatchRecvContiguousKernels();
 cudaError_t loadRoundKernels();
 cudaError_t loadRoundSendKernels();
@@ -45,27 +44,27 @@ constexpr int kContigReduceThreads = 1024;
 cudaError_t launchRoute(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, bool countSignals,
                         cudaStream_t stream);
 
-/// What a step's rows are copied from: the caller's tokens, or ctx.quantX / quantScales when
-/// dispatch send quantises them.
-struct RoundSource {
-  const uint8_t* x;
-  const float* scales;
-  const int32_t* topkIdx;
-  int tokens;
+/// Bounded staging's own stream: dispatch send forks the round sender onto it after the route
+/// (`fork`), and records `join` after it; combine recv makes the caller's stream wait for `join`.
+struct RoundStream {
+  cudaStream_t stream;
+  cudaEvent_t fork;
+  cudaEvent_t join;
 };
 
 /// Dispatch send (dispatch_send_contiguous.cu): quantise (bf16 -> fp8), route, then every row into
 /// its destination's staging dispatchX / dispatchScales / dispatchMeta [R, C, ...] at [rank][row],
 /// and one dispatchSignal [R] word per destination after all of them. With bounded staging
-/// (stagingTokens > 0) it quantises and routes only, and `side` (a stream that already waits for
-/// `stream`) gets the round sender (dispatch_send_rounds.cu).
+/// (stagingTokens > 0) the rows go instead through the round sender, forked onto `rounds`.
 cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales,
-                                         const int32_t* topkIdx, int numTokens, cudaStream_t stream);
+                                         const int32_t* topkIdx, int numTokens, cudaStream_t stream,
+                                         const RoundStream& rounds);
 
-/// Bounded staging's sender (dispatch_send_rounds.cu): every round of `src` to every destination,
-/// each destination at the pace of its credits. Runs until the last destination consumed the last
-/// round, so it goes on a stream of its own.
-cudaError_t launchDispatchSendRounds(const SyCtx& ctx, const RoundSource& src, cudaStream_t stream);
+/// Bounded staging's sender (dispatch_send_rounds.cu): every round of x / scales to every
+/// destination, each destination at the pace of its credits. Runs until the last destination
+/// consumed the last round, so it goes on a stream of its own.
+cudaError_t launchDispatchSendRounds(const SyCtx& ctx, const uint8_t* x, const float* scales, const int32_t* topkIdx,
+                                     int numTokens, cudaStream_t stream);
 
 /// Staging [R, C, ...] -> compact output [N, ...] through the receive tables of `tables`
 /// (dispatch_recv_contiguous.cu). Rows of the padded blocks past an expert's count are padding:

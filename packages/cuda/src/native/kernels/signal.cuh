@@ -57,11 +57,12 @@ __device__ inline void recordError(SyState* state, uint32_t code, uint32_t stage
 
 __device__ inline bool hasError(const SyState* state) { return ldVolatile(&state->error.code) != 0; }
 
-/// Waits until `*word` carries `epoch`, then checks its count against `maxCount`. Returns the count,
-/// or -1 after recording an error (timeout, stale epoch, count too large) or seeing another thread's.
-/// Only an epoch of this step or of the previous one (or 0: never written) is legal while waiting.
-__device__ inline int waitSignal(const uint32_t* word, uint32_t epoch, uint32_t maxCount, SyState* state,
-                                 uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
+/// Spins until `*word` carries `epoch` and a count >= `need`, and returns it (never 0). Returns 0
+/// after recording an error (timeout, an epoch that is neither this step's nor the previous one) or
+/// seeing another thread's. While waiting only this step's epoch (with a smaller count), the
+/// previous step's, or 0 (never written) is legal.
+__device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32_t need, SyState* state,
+                                    uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
   const uint64_t start = globalTimerNs();
   const uint32_t prev = previousEpoch(epoch);
   uint32_t spins = 0;
@@ -69,51 +70,40 @@ __device__ inline int waitSignal(const uint32_t* word, uint32_t epoch, uint32_t 
     const uint32_t w = ldAcquireSys(word);
     const uint32_t e = signalEpoch(w);
     if (w != 0 && e == epoch) {
-      const uint32_t c = signalCount(w);
-      if (c > maxCount) {
-        recordError(state, E_COUNT_TOO_LARGE, stage, peer, region, c, maxCount);
-        return -1;
-      }
-      return static_cast<int>(c);
-    }
-    if (w != 0 && e != prev) {
+      if (signalCount(w) >= need) return w;
+    } else if (w != 0 && e != prev) {
       recordError(state, E_BAD_EPOCH, stage, peer, region, e, epoch);
-      return -1;
+      return 0;
     }
     if ((++spins & 63u) == 0) {
-      if (hasError(state)) return -1;
+      if (hasError(state)) return 0;
       if (globalTimerNs() - start > timeoutNs) {
         recordError(state, E_TIMEOUT, stage, peer, region, w, epoch);
-        return -1;
+        return 0;
       }
     }
   }
 }
 
+/// Waits until `*word` carries `epoch`, then checks its count against `maxCount`. Returns the count,
+/// or -1 after recording an error (timeout, stale epoch, count too large) or seeing another thread's.
+__device__ inline int waitSignal(const uint32_t* word, uint32_t epoch, uint32_t maxCount, SyState* state,
+                                 uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
+  const uint32_t w = waitWord(word, epoch, 0, state, timeoutNs, stage, peer, region);
+  if (w == 0) return -1;
+  const uint32_t c = signalCount(w);
+  if (c > maxCount) {
+    recordError(state, E_COUNT_TOO_LARGE, stage, peer, region, c, maxCount);
+    return -1;
+  }
+  return static_cast<int>(c);
+}
+
 /// Waits until `*word` carries `epoch` and a count >= `need` (a counter that only grows within a
-/// step, such as bounded staging's rounds consumed). Returns false after recording an error
-/// (timeout, foreign epoch) or seeing another thread's.
+/// step, such as bounded staging's rounds consumed). False after an error, as waitWord.
 __device__ inline bool waitAtLeast(const uint32_t* word, uint32_t epoch, uint32_t need, SyState* state,
                                    uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
-  const uint64_t start = globalTimerNs();
-  const uint32_t prev = previousEpoch(epoch);
-  uint32_t spins = 0;
-  while (true) {
-    const uint32_t w = ldAcquireSys(word);
-    const uint32_t e = signalEpoch(w);
-    if (w != 0 && e == epoch && signalCount(w) >= need) return true;
-    if (w != 0 && e != epoch && e != prev) {
-      recordError(state, E_BAD_EPOCH, stage, peer, region, e, epoch);
-      return false;
-    }
-    if ((++spins & 63u) == 0) {
-      if (hasError(state)) return false;
-      if (globalTimerNs() - start > timeoutNs) {
-        recordError(state, E_TIMEOUT, stage, peer, region, w, epoch);
-        return false;
-      }
-    }
-  }
+  return waitWord(word, epoch, need, state, timeoutNs, stage, peer, region) != 0;
 }
 
 }  // namespace sy
