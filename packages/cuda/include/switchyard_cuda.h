@@ -106,7 +106,8 @@ int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* 
 
 /* The four phases (masked or contiguous layout, from the parameters' layoutContiguous). Pointers are device addresses; num_tokens <= maxTokensPerRank.
  * x [T, hidden] in the input dtype; scales [T, hidden/128] fp32 for fp8 input, else NULL;
- * topk_idx [T, topK] int32; topk_weights [T, topK] fp32; expert_out [rows, hidden] bf16; y [T, hidden] bf16.
+ * topk_idx [T, topK] int32; topk_weights [T, topK] fp32; expert_out [rows, hidden] bf16 (rows: the layout's,
+ * or the step's with exact output, below); y [T, hidden] bf16.
  * Contiguous with bounded staging (parameter stagingTokens > 0): sy_dispatch_send also starts a
  * kernel on the endpoint's own stream that sends the step in rounds as the destinations free their
  * buffers; sy_combine_recv makes `stream` wait for it. x, scales and topk_idx stay in use until
@@ -119,6 +120,23 @@ int sy_dispatch_recv(sy_endpoint* ep, void* stream);
 int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream);
 int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
                     void* stream);
+/* Exact-size output (contiguous layout). By default dispatch recv writes every row into the
+ * endpoint's own recvX / recvScales, sized for the worst case (layout rows N; no host
+ * synchronisation, so a step can be captured into a graph). sy_endpoint_set_output(ep, 1), between
+ * steps, frees them and makes dispatch receive three calls:
+ *   sy_dispatch_recv(ep, stream)                waits (on the device) for every source's counts;
+ *   sy_dispatch_recv_rows(ep, stream, &rows)    synchronises `stream` and returns the step's rows
+ *                                               (padded to expertAlignment per expert), reporting a
+ *                                               timeout / protocol error as sy_endpoint_check does;
+ *   sy_dispatch_recv_into(ep, x, scales, stream) places the rows in x [rows, hidden] (dispatch dtype)
+ *                                               and scales [rows, hidden/128] fp32 (fp8 dispatch, else NULL);
+ * then sy_combine_send reads expert_out [rows, hidden]. recvMeta [N, 4] stays the endpoint's. A
+ * step with exact output cannot be captured into a graph (SY_ERR_UNSUPPORTED); set_output after a
+ * captured step is SY_ERR_STATE; within a step SY_ERR_PHASE; on the masked layout SY_ERR_UNSUPPORTED.
+ * sy_dispatch_recv_rows / _into on a worst-case endpoint are SY_ERR_STATE. */
+int sy_endpoint_set_output(sy_endpoint* ep, int exact);
+int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows);
+int sy_dispatch_recv_into(sy_endpoint* ep, void* x, float* scales, void* stream);
 /* Synchronises `stream` and reports a recorded timeout / protocol error (filling *info when not NULL). */
 int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info);
 

@@ -3,6 +3,8 @@
 #   bash packages/cuda/scripts/device-run.sh build smoke checks deepseek conformance
 #   bash packages/cuda/scripts/device-run.sh issue5     (= build smoke contig2 contig4 baseline bench
 #                                                          conformance-contig conformance-contig-2gpu pack)
+#   bash packages/cuda/scripts/device-run.sh exact      (= build contig4 contig4-bounded conformance-exact
+#                                                          conformance-exact-bounded conformance-exact-2gpu pack)
 #   bash packages/cuda/scripts/device-run.sh issue6     (= build abi-fuzz faults cycles soak
 #                                                          conformance-stats fuzz soak-contig pack)
 #   bash packages/cuda/scripts/device-run.sh v3         (= build checks4 bench contig4 conformance abi-fuzz
@@ -61,6 +63,10 @@ for s in "$@"; do
     # Bounded staging (2026-11-22): the masked checks (quantize.cu merged), contiguous whole and
     # bounded, the quick suite bounded, then the 100,000-step soak with the layout changing every step.
     steps+=(build checks4 contig4 contig4-bounded contig2-bounded conformance-bounded soak-contig pack)
+  elif [ "$s" = exact ]; then
+    # Exact-size output (2026-11-22, second session): the contiguous checks (worst-case mode
+    # unchanged), then the suite with every contiguous session exact, whole and bounded, 4 and 2 GPUs.
+    steps+=(build contig4 contig4-bounded conformance-exact conformance-exact-bounded conformance-exact-2gpu pack)
   elif [ "$s" = issue6 ]; then
     # Most telling first: a step that would not fit in the deadline is skipped, not cut.
     steps+=(build abi-fuzz faults cycles soak conformance-stats fuzz soak-contig pack)
@@ -91,6 +97,15 @@ for s in "${steps[@]}"; do
     conformance-bounded) # the quick suite, contiguous worlds with bounded staging of 3 tokens per round
       if [ ! -f "$conf" ]; then echo "=== $s: $conf not built; skipped"; continue; fi
       step "$s" "${CONFORMANCE_TIMEOUT:-200}" env SWITCHYARD_CUDA_STAGING_TOKENS=3 node "$conf" conformance \
+        --backend cuda --json "$OUT/$s.json" ;;
+    conformance-exact | conformance-exact-bounded | conformance-exact-2gpu)
+      # the quick suite with exact-size output for every contiguous session (SWITCHYARD_CUDA_OUTPUT):
+      # at 4 GPUs, at 4 with bounded staging of 3 tokens a round, and at 2
+      if [ ! -f "$conf" ]; then echo "=== $s: $conf not built; skipped"; continue; fi
+      extra=()
+      [ "$s" = conformance-exact-bounded ] && extra=(SWITCHYARD_CUDA_STAGING_TOKENS=3)
+      [ "$s" = conformance-exact-2gpu ] && extra=(CUDA_VISIBLE_DEVICES=0,1)
+      step "$s" "${CONFORMANCE_TIMEOUT:-200}" env SWITCHYARD_CUDA_OUTPUT=exact "${extra[@]}" node "$conf" conformance \
         --backend cuda --json "$OUT/$s.json" ;;
     baseline) # the NCCL baseline against core's reference (before its times mean anything)
       step baseline 120 node "$cli" baseline --ranks "$([ "$gpus" -ge 4 ] && echo 4 || echo 2)" --json "$OUT/baseline.json" ;;

@@ -9,14 +9,17 @@ import {
   InputError,
   type Layout,
   localExperts,
+  PhaseError,
   REGION_NAMES,
   type RegionName,
   scalesPerRow,
+  UnsupportedError,
   validateConfig,
 } from "@switchyard/core";
 import { mapNativeError } from "./errors.js";
 import { checkLayout } from "./features.js";
 import type { NativeAddon, NativeEndpoint } from "./native/types.js";
+import { type OutputMode, outputModeFor } from "./output.js";
 import { packParams } from "./params.js";
 import type { CudaRuntime } from "./runtime.js";
 import { endpointLayout } from "./staging.js";
@@ -76,6 +79,21 @@ export interface EndpointOptions {
    * SWITCHYARD_CUDA_STAGING_TOKENS, else 1024 where a whole step's staging passes 1 GiB (staging.ts).
    */
   stagingTokens?: number;
+  /**
+   * Contiguous layout: "worst-case" (default) writes the rows into the endpoint's recvX /
+   * recvScales of the layout's N rows, graph-capturable; "exact" into the caller's buffers of the
+   * step's rows (`dispatchRecvRows`, then `dispatchRecvInto`), one host synchronisation a step.
+   * Default: SWITCHYARD_CUDA_OUTPUT for contiguous configs, else "worst-case" (output.ts).
+   */
+  output?: OutputMode;
+}
+
+/** Exact output: where dispatchRecvInto places the step's rows. */
+export interface RecvIntoArgs {
+  /** [rows, hidden] in the dispatch dtype (rows from dispatchRecvRows). */
+  x: DeviceAddress;
+  /** [rows, hidden / 128] fp32, fp8 dispatch only. */
+  scales?: DeviceAddress;
 }
 
 function ref(a: DeviceAddress): DeviceRef {
@@ -94,7 +112,11 @@ export class RankEndpoint {
   readonly timeoutMs: number;
   /** This runtime rank is past the config's ranks: it only joins the collective create / destroy. */
   readonly bystander: boolean;
+  /** Contiguous output mode (EndpointOptions.output). */
+  readonly output: OutputMode;
   private destroyed = false;
+  /** Exact output: the current step's rows, once dispatchRecvRows returned them. */
+  private stepRows: number | null = null;
 
   private constructor(
     readonly config: Readonly<EpConfig>,
@@ -103,8 +125,10 @@ export class RankEndpoint {
     rank: number,
     timeoutMs: number,
     layout: Layout = computeLayout(config),
+    output: OutputMode = "worst-case",
   ) {
     this.layout = layout;
+    this.output = output;
     this.rank = rank;
     this.timeoutMs = timeoutMs;
     this.bystander = rank >= config.ranks;
@@ -132,6 +156,7 @@ export class RankEndpoint {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new RangeError(`RankEndpoint.create: timeoutMs ${timeoutMs} must be > 0`);
     const layout = endpointLayout(config, options.stagingTokens);
+    const output = outputModeFor(config, options.output);
     try {
       const native = new runtime.addon.Endpoint(
         runtime.native,
@@ -139,7 +164,8 @@ export class RankEndpoint {
         BigInt(layout.symmetricBytes),
         BigInt(Math.round(timeoutMs * 1e6)),
       );
-      return new RankEndpoint(config, native, runtime.addon, runtime.rank, timeoutMs, layout);
+      if (output === "exact") native.setOutput(true);
+      return new RankEndpoint(config, native, runtime.addon, runtime.rank, timeoutMs, layout, output);
     } catch (e) {
       throw mapNativeError(e, runtime.rank, timeoutMs);
     }
@@ -190,6 +216,13 @@ export class RankEndpoint {
     return r.ptr;
   }
 
+  private notExact(call: string): UnsupportedError {
+    return new UnsupportedError(
+      "cuda",
+      `${call} on rank ${this.rank}'s endpoint: its output is worst-case (dispatchRecv places the rows in recvX); create the endpoint with { output: "exact" }`,
+    );
+  }
+
   /** Device address and size of a layout region in this rank's heap. */
   region(name: RegionName): DeviceRef {
     this.live();
@@ -214,16 +247,57 @@ export class RankEndpoint {
     this.call(() => this.native.dispatchSend(x, scales, idx, T, stream));
   }
 
-  /** Waits (on the device) for every source; counts land in device memory. Enqueued on `stream`. */
+  /**
+   * Waits (on the device) for every source; counts land in device memory. Enqueued on `stream`.
+   * Worst-case output: also places the rows in recvX. Exact output: `dispatchRecvRows` and
+   * `dispatchRecvInto` follow.
+   */
   dispatchRecv(stream = 0n): void {
     this.live();
+    this.stepRows = null;
     this.call(() => this.native.dispatchRecv(stream));
   }
 
-  /** Sends expert outputs [rows, hidden] bf16 back home. Enqueued on `stream`. */
+  /**
+   * Exact output: waits for `stream` (a receive's failure rejects with TimeoutError /
+   * ProtocolError) and resolves to the step's rows, padding included: the size of the buffers
+   * `dispatchRecvInto` takes and of combineSend's expertOut.
+   */
+  async dispatchRecvRows(stream = 0n): Promise<number> {
+    this.live();
+    if (this.output !== "exact") throw this.notExact("dispatchRecvRows");
+    await this.synchronize(stream);
+    const rows = this.call(() => this.native.recvRows(stream));
+    this.stepRows = rows;
+    return rows;
+  }
+
+  /** Exact output: places the step's rows in the caller's buffers. Enqueued on `stream`. */
+  dispatchRecvInto(args: RecvIntoArgs, stream = 0n): void {
+    this.live();
+    if (this.output !== "exact") throw this.notExact("dispatchRecvInto");
+    const rows = this.stepRows;
+    if (rows === null)
+      throw new PhaseError(
+        this.rank,
+        "dispatchRecvInto",
+        "call dispatchRecvRows after dispatchRecv first (it says how many rows the buffers need)",
+      );
+    const c = this.config;
+    const S = scalesPerRow(c, c.dispatchDtype);
+    if (S === 0 && args.scales !== undefined) {
+      throw new InputError(this.rank, "scales", "given, but dispatchDtype is bf16");
+    }
+    const x = this.sized(args.x, "x", rows * c.hidden * dtypeBytes(c.dispatchDtype), rows > 0);
+    const scales = this.sized(args.scales, "scales", rows * S * 4, rows > 0 && S > 0);
+    this.call(() => this.native.recvInto(x, scales, stream));
+  }
+
+  /** Sends expert outputs [rows, hidden] bf16 back home (rows: the layout's, or the step's with exact output). Enqueued on `stream`. */
   combineSend(expertOut: DeviceAddress, stream = 0n): void {
     this.live();
-    const out = this.sized(expertOut, "expertOut", this.layout.rows * this.config.hidden * 2, true);
+    const rows = this.output === "exact" ? (this.stepRows ?? 0) : this.layout.rows;
+    const out = this.sized(expertOut, "expertOut", rows * this.config.hidden * 2, rows > 0);
     this.call(() => this.native.combineSend(out, stream));
   }
 
@@ -301,10 +375,32 @@ export class RankEndpoint {
     return counts;
   }
 
-  /** Host copy of what the last dispatchRecv delivered (synchronizes `stream` first). */
-  async readDispatch(stream = 0n): Promise<DispatchResult> {
+  /**
+   * Host copy of what the last dispatchRecv delivered (synchronizes `stream` first), as core's
+   * DispatchResult of the layout's rows. Exact output: pass the buffers given to dispatchRecvInto;
+   * rows past the step's are zero.
+   */
+  async readDispatch(stream = 0n, placed?: RecvIntoArgs): Promise<DispatchResult> {
     const sourceCounts = await this.readCounts(stream);
-    return readDispatchResult(this.config, sourceCounts, (name) => this.region(name), this.addon);
+    const c = this.config;
+    if (this.output !== "exact")
+      return readDispatchResult(c, sourceCounts, (name) => this.region(name), this.addon);
+    const rows = this.stepRows;
+    if (placed === undefined || rows === null)
+      throw new PhaseError(
+        this.rank,
+        "readDispatch",
+        "exact output: call dispatchRecvRows and dispatchRecvInto first, and pass readDispatch the same buffers",
+      );
+    const S = scalesPerRow(c, c.dispatchDtype);
+    const region = (name: RegionName): DeviceRef => {
+      if (name === "recvX")
+        return { ptr: ref(placed.x).ptr, bytes: rows * c.hidden * dtypeBytes(c.dispatchDtype) };
+      if (name === "recvScales")
+        return { ptr: placed.scales ? ref(placed.scales).ptr : 0n, bytes: rows * S * 4 };
+      return this.region(name);
+    };
+    return readDispatchResult(c, sourceCounts, region, this.addon, this.layout.rows);
   }
 
   /** Frees the heap (collective). Later calls throw DestroyedError. */
@@ -318,26 +414,30 @@ export class RankEndpoint {
 /**
  * A DispatchResult from device regions: masked reads dispatchX / dispatchScales / dispatchMeta
  * (expert e's rows at e * R * M); contiguous reads recvX / recvScales / recvMeta, expert offsets
- * are the counts' padded prefix sums (what dispatch recv laid out).
+ * are the counts' padded prefix sums (what dispatch recv laid out). With `rows`, x and scales hold
+ * that many rows, the regions' bytes first and zeros after (exact output's buffers are smaller).
  */
 export function readDispatchResult(
   c: Readonly<EpConfig>,
   sourceCounts: Int32Array,
   region: (name: RegionName) => DeviceRef,
   addon: NativeAddon,
+  rows?: number,
 ): DispatchResult {
   const R = c.ranks;
   const L = localExperts(c);
   const M = c.maxTokensPerRank;
+  const S = scalesPerRow(c, c.dispatchDtype);
   const masked = c.layout === "masked";
   const xr = region(masked ? "dispatchX" : "recvX");
-  const x = c.dispatchDtype === "bf16" ? new Uint16Array(xr.bytes / 2) : new Uint8Array(xr.bytes);
-  addon.copyToHost(x, xr.ptr);
+  const xBytes = rows === undefined ? xr.bytes : rows * c.hidden * dtypeBytes(c.dispatchDtype);
+  const x = c.dispatchDtype === "bf16" ? new Uint16Array(xBytes / 2) : new Uint8Array(xBytes);
+  if (xr.bytes > 0) addon.copyToHost(x.subarray(0, xr.bytes / x.BYTES_PER_ELEMENT), xr.ptr);
   let scales: Float32Array | null = null;
-  if (scalesPerRow(c, c.dispatchDtype) > 0) {
+  if (S > 0) {
     const sr = region(masked ? "dispatchScales" : "recvScales");
-    scales = new Float32Array(sr.bytes / 4);
-    addon.copyToHost(scales, sr.ptr);
+    scales = new Float32Array(rows === undefined ? sr.bytes / 4 : rows * S);
+    if (sr.bytes > 0) addon.copyToHost(scales.subarray(0, sr.bytes / 4), sr.ptr);
   }
   const mr = region(masked ? "dispatchMeta" : "recvMeta");
   const meta = new Int32Array(mr.bytes / 4);

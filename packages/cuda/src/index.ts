@@ -11,6 +11,7 @@ export {
   type EndpointOptions,
   type EndpointStats,
   RankEndpoint,
+  type RecvIntoArgs,
 } from "./endpoint.js";
 export { type EnvStartOptions, type LaunchEnv, parseLaunchEnv, startFromEnv } from "./envStart.js";
 export { mapNativeError, NativeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
@@ -18,6 +19,7 @@ export { visibleGpuCount } from "./gpus.js";
 export { type LaunchOptions, WorkerGroup } from "./launcher.js";
 export { loadNative } from "./native/loader.js";
 export type * from "./native/types.js";
+export { OUTPUT_ENV, type OutputMode, outputModeFor } from "./output.js";
 export { packParams } from "./params.js";
 export { drainPool } from "./pool.js";
 export { fetchUniqueId, serveUniqueId, type UniqueIdServer } from "./rendezvous.js";

@@ -6,6 +6,7 @@ import {
   PhaseError,
   type RegionName,
   TimeoutError,
+  UnsupportedError,
 } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
 import { RankEndpoint, readDispatchResult } from "../src/endpoint.js";
@@ -29,6 +30,12 @@ function fake(): { native: NativeEndpoint; calls: string[] } {
       });
     },
     setBlocks: (n) => void calls.push(`setBlocks ${n}`),
+    setOutput: (exact) => void calls.push(`setOutput ${exact}`),
+    recvRows: (stream) => {
+      calls.push(`recvRows ${stream}`);
+      return 12;
+    },
+    recvInto: (...a) => void calls.push(`recvInto ${a.join(" ")}`),
     memory: () => ({ deviceBytes: 1, localBytes: 0 }),
     enableStats: () => void calls.push("enableStats"),
     stats: (ranks, stream) => {
@@ -140,6 +147,56 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     expect(made).toEqual([BigInt(computeLayout(c).symmetricBytes)]);
   });
 
+  it("exact output: rows after a synchronize, then buffers of exactly that many rows, combine send sized by the step", async () => {
+    const { native, calls } = fake();
+    native.check = async () => void calls.push("check");
+    const addon = {
+      Endpoint: function Endpoint() {
+        return native;
+      },
+    } as unknown as NativeAddon;
+    const runtime = { addon, native: {}, rank: 1, ranks: 2 } as unknown as CudaRuntime;
+    const c = defineConfig({ ...config, layout: "contiguous", expertAlignment: 4 });
+    const ep = RankEndpoint.create(runtime, c, { output: "exact" });
+    expect(ep.output).toBe("exact");
+    expect(calls).toEqual(["setOutput true"]);
+    ep.dispatchRecv(3n);
+    const x = { ptr: 0x100n, bytes: 12 * 64 * 2 };
+    expect(() => ep.dispatchRecvInto({ x }, 3n)).toThrow(PhaseError);
+    expect(await ep.dispatchRecvRows(3n)).toBe(12);
+    expect(() => ep.dispatchRecvInto({ x: { ptr: 0x100n, bytes: 11 * 64 * 2 } }, 3n)).toThrow(
+      /x: holds 1408 bytes, needs 1536/,
+    );
+    expect(() => ep.dispatchRecvInto({ x, scales: 0x200n }, 3n)).toThrow(/dispatchDtype is bf16/);
+    ep.dispatchRecvInto({ x }, 3n);
+    // expert_out is the step's 12 rows, not the layout's.
+    expect(() => ep.combineSend({ ptr: 0x300n, bytes: 12 * 64 * 2 - 2 }, 3n)).toThrow(/needs 1536/);
+    ep.combineSend({ ptr: 0x300n, bytes: 12 * 64 * 2 }, 3n);
+    expect(calls).toEqual([
+      "setOutput true",
+      "dispatchRecv",
+      "check",
+      "recvRows 3",
+      "recvInto 256 0 3",
+      "combineSend",
+    ]);
+  });
+
+  it("exact output is refused for the masked layout; rows and into on a worst-case endpoint name the mode", async () => {
+    const { native } = fake();
+    const addon = {
+      Endpoint: function Endpoint() {
+        return native;
+      },
+    } as unknown as NativeAddon;
+    const runtime = { addon, native: {}, rank: 0, ranks: 2 } as unknown as CudaRuntime;
+    expect(() => RankEndpoint.create(runtime, config, { output: "exact" })).toThrow(UnsupportedError);
+    const ep = RankEndpoint.create(runtime, defineConfig({ ...config, layout: "contiguous" }));
+    expect(ep.output).toBe("worst-case");
+    await expect(ep.dispatchRecvRows()).rejects.toThrow(/output is worst-case/);
+    expect(() => ep.dispatchRecvInto({ x: 0x10n })).toThrow(UnsupportedError);
+  });
+
   it("setBlocks refuses a budget below 1 before the native side sees it", () => {
     const { native, calls } = fake();
     const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0);
@@ -181,6 +238,35 @@ describe("readDispatchResult", () => {
     expect(Array.from(r.expertOffsets)).toEqual([0, 4, 4]);
     expect(r.scales).toBeNull();
     expect(computeLayout(c).rows).toBeGreaterThanOrEqual(4 + 8);
+  });
+
+  it("exact output: x and scales of the layout's rows, the step's rows copied first and zeros after", () => {
+    const c = defineConfig({
+      ranks: 2,
+      experts: 4,
+      topK: 2,
+      hidden: 128,
+      maxTokensPerRank: 3,
+      layout: "contiguous",
+      dispatchDtype: "fp8-e4m3",
+    });
+    const rows = computeLayout(c).rows;
+    const region = (name: RegionName) =>
+      name === "recvX"
+        ? { ptr: 1n, bytes: 2 * 128 }
+        : name === "recvScales"
+          ? { ptr: 2n, bytes: 2 * 4 }
+          : { ptr: 3n, bytes: rows * 16 };
+    const addon = {
+      copyToHost: (dst: ArrayBufferView) =>
+        new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).fill(1),
+    } as unknown as NativeAddon;
+    const r = readDispatchResult(c, Int32Array.from([1, 0, 1, 0]), region, addon, rows);
+    expect(r.x.length).toBe(rows * 128);
+    expect(r.x.slice(0, 256).every((v) => v === 1)).toBe(true);
+    expect(r.x.slice(256).every((v) => v === 0)).toBe(true);
+    expect(r.scales?.length).toBe(rows);
+    expect(Array.from(r.scales?.slice(2) ?? [1])).toEqual(new Array(rows - 2).fill(0));
   });
 
   it("masked: reads dispatchX / dispatchScales / dispatchMeta, offsets e * R * M", () => {

@@ -41,6 +41,12 @@ export interface NativeEndpoint {
   /** Contiguous layout: grid size of its copy kernels (the SM budget). */
   setBlocks(blocks: number): void;
   memory(): { deviceBytes: number; localBytes: number };
+  /** Contiguous layout, between steps: exact-size output on or off (sy_endpoint_set_output). */
+  setOutput(exact: boolean): void;
+  /** Exact output: synchronises `stream`, returns the step's padded rows (sy_dispatch_recv_rows). */
+  recvRows(stream: bigint): number;
+  /** Exact output: the step's rows into x [rows, hidden] and scales [rows, hidden/128] (0n for bf16). */
+  recvInto(x: bigint, scales: bigint, stream: bigint): void;
   /** Turns the per-peer counters on (one small device allocation; enable before capturing graphs). */
   enableStats(): void;
   /** Synchronises `stream`, then the counters of the latest step, arrays of `ranks` entries. */

@@ -31,9 +31,11 @@ export class RankState {
   private readonly scales!: DeviceTensor | null;
   private readonly idx!: DeviceTensor;
   private readonly weights!: DeviceTensor;
-  private readonly expertOut!: DeviceTensor;
+  private expertOut!: DeviceTensor;
   private readonly y!: DeviceTensor;
   private tokens = 0;
+  /** Exact output: this step's receive buffers, sized by dispatchRecvRows. */
+  private placed: { x: DeviceTensor; scales: DeviceTensor | null; rows: number } | null = null;
 
   constructor(
     readonly runtime: CudaRuntime,
@@ -54,7 +56,11 @@ export class RankState {
     this.scales = S ? DeviceTensor.alloc(M * S * 4, addon) : null;
     this.idx = DeviceTensor.alloc(M * K * 4, addon);
     this.weights = DeviceTensor.alloc(M * K * 4, addon);
-    this.expertOut = DeviceTensor.alloc(this.endpoint.layout.rows * H * 2, addon);
+    // Exact output sizes expert_out per step (combineSend); worst case once.
+    this.expertOut = DeviceTensor.alloc(
+      this.endpoint.output === "exact" ? 0 : this.endpoint.layout.rows * H * 2,
+      addon,
+    );
     this.y = DeviceTensor.alloc(M * H * 2, addon);
   }
 
@@ -72,15 +78,52 @@ export class RankState {
   }
 
   async dispatchRecv(midway?: Midway): Promise<WithStats<DispatchResult>> {
-    this.endpoint.dispatchRecv(this.stream.handle);
+    const ep = this.endpoint;
+    ep.dispatchRecv(this.stream.handle);
     await midway?.();
-    const value = await this.endpoint.readDispatch(this.stream.handle);
-    return { value, stats: this.stats ? this.endpoint.readStats(this.stream.handle) : null };
+    let value: DispatchResult;
+    if (ep.output === "exact") {
+      // The user's path of exact output: rows, buffers of exactly that size, placement.
+      const rows = await ep.dispatchRecvRows(this.stream.handle);
+      const placed = this.placeBuffers(rows);
+      ep.dispatchRecvInto({ x: placed.x, scales: placed.scales ?? undefined }, this.stream.handle);
+      value = await ep.readDispatch(this.stream.handle, { x: placed.x, scales: placed.scales ?? undefined });
+    } else {
+      value = await ep.readDispatch(this.stream.handle);
+    }
+    return { value, stats: this.stats ? ep.readStats(this.stream.handle) : null };
+  }
+
+  /** Exact output: receive and expert_out buffers of exactly `rows` rows (reallocated when the size changes). */
+  private placeBuffers(rows: number): { x: DeviceTensor; scales: DeviceTensor | null; rows: number } {
+    if (this.placed?.rows === rows) return this.placed;
+    this.freePlaced();
+    const c = this.config;
+    const addon = this.runtime.addon;
+    const S = scalesPerRow(c, c.dispatchDtype);
+    this.placed = {
+      x: DeviceTensor.alloc(rows * c.hidden * dtypeBytes(c.dispatchDtype), addon),
+      scales: S > 0 ? DeviceTensor.alloc(rows * S * 4, addon) : null,
+      rows,
+    };
+    this.expertOut.free();
+    this.expertOut = DeviceTensor.alloc(rows * c.hidden * 2, addon);
+    return this.placed;
+  }
+
+  private freePlaced(): void {
+    if (this.placed === null) return;
+    this.placed.x.free();
+    this.placed.scales?.free();
+    this.placed = null;
   }
 
   combineSend(expertOut: Uint16Array): void {
-    this.expertOut.upload(expertOut);
-    this.endpoint.combineSend(this.expertOut, this.stream.handle);
+    const ep = this.endpoint;
+    // Exact output: the step's rows only (the host array is core's, of the layout's rows).
+    const rows = ep.output === "exact" ? (this.placed?.rows ?? 0) : ep.layout.rows;
+    this.expertOut.upload(expertOut.subarray(0, rows * this.config.hidden));
+    ep.combineSend(this.expertOut, this.stream.handle);
   }
 
   async combineRecv(midway?: Midway): Promise<WithStats<Uint16Array>> {
@@ -99,6 +142,7 @@ export class RankState {
     try {
       this.endpoint.destroy();
     } finally {
+      this.freePlaced();
       for (const t of [this.x, this.scales, this.idx, this.weights, this.expertOut, this.y]) t?.free();
 
       this.stream.destroy();

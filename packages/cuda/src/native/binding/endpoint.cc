@@ -3,7 +3,10 @@
 // Phases take device addresses as bigint and a stream (0n = default) and only enqueue work;
 // check(stream) synchronises off the JavaScript thread and resolves, or rejects with the
 // receive stage's timeout / protocol error. setBlocks(n): the contiguous layout's SM budget;
-// memory(): {deviceBytes, localBytes} the endpoint allocated. enableStats() turns the per-peer
+// memory(): {deviceBytes, localBytes} the endpoint allocated. Exact-size output (contiguous):
+// setOutput(exact: boolean) between steps; recvRows(stream) synchronises (call check first, off the
+// JavaScript thread, for a receive's timeout with its details) and returns the step's rows;
+// recvInto(x, scales, stream) places them. enableStats() turns the per-peer
 // counters on; stats(ranks, stream) synchronises and returns them: {dispatchSent, dispatchReceived,
 // combineSent, combineReceived, dispatchWaitNs, combineWaitNs}, arrays of `ranks` numbers.
 #include "endpoint.h"
@@ -54,6 +57,8 @@ Napi::Object Endpoint::Init(Napi::Env env, Napi::Object exports) {
                    InstanceMethod("combineSend", &Endpoint::CombineSend),
                    InstanceMethod("combineRecv", &Endpoint::CombineRecv), InstanceMethod("check", &Endpoint::Check),
                    InstanceMethod("setBlocks", &Endpoint::SetBlocks), InstanceMethod("memory", &Endpoint::Memory),
+                   InstanceMethod("setOutput", &Endpoint::SetOutput), InstanceMethod("recvRows", &Endpoint::RecvRows),
+                   InstanceMethod("recvInto", &Endpoint::RecvInto),
                    InstanceMethod("enableStats", &Endpoint::EnableStats), InstanceMethod("stats", &Endpoint::Stats),
                    InstanceMethod("destroy", &Endpoint::Destroy)});
   exports.Set("Endpoint", f);
@@ -148,6 +153,28 @@ Napi::Value Endpoint::Check(const Napi::CallbackInfo& info) {
 Napi::Value Endpoint::SetBlocks(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   check(env, sy_endpoint_set_blocks(Get(env), info[0].As<Napi::Number>().Int32Value()), ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::SetOutput(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env, sy_endpoint_set_output(Get(env), info[0].ToBoolean().Value() ? 1 : 0), ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::RecvRows(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  uint64_t rows = 0;
+  check(env, sy_dispatch_recv_rows(Get(env), toPtr<void>(info[0], "stream"), &rows), ep_);
+  return Napi::Number::New(env, static_cast<double>(rows));
+}
+
+Napi::Value Endpoint::RecvInto(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env,
+        sy_dispatch_recv_into(Get(env), toPtr<void>(info[0], "x"), toPtr<float>(info[1], "scales"),
+                              toPtr<void>(info[2], "stream")),
+        ep_);
   return env.Undefined();
 }
 

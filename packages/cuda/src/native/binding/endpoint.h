@@ -21,6 +21,9 @@ class Endpoint : public Napi::ObjectWrap<Endpoint> {
   Napi::Value CombineRecv(const Napi::CallbackInfo& info);
   Napi::Value Check(const Napi::CallbackInfo& info);
   Napi::Value SetBlocks(const Napi::CallbackInfo& info);
+  Napi::Value SetOutput(const Napi::CallbackInfo& info);
+  Napi::Value RecvRows(const Napi::CallbackInfo& info);
+  Napi::Value RecvInto(const Napi::CallbackInfo& info);
   Napi::Value Memory(const Napi::CallbackInfo& info);
   Napi::Value EnableStats(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);

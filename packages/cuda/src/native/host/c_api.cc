@@ -22,7 +22,7 @@ extern "C" {
 
 static_assert(SY_PARAM_COUNT == sy::kParamCount, "switchyard_cuda.h's SY_PARAM_COUNT must match params.cuh");
 
-const char* sy_version(void) { return "switchyard-cuda 0.4.0 (masked and contiguous layouts; bounded staging)"; }
+const char* sy_version(void) { return "switchyard-cuda 0.5.0 (masked and contiguous layouts; bounded staging; exact-size output)"; }
 
 const char* sy_param_names(void) { return sy::kParamNames; }
 
@@ -100,12 +100,11 @@ int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* 
     SY_REQUIRE(region >= 0 && region < sy::R_REGION_COUNT, "sy_endpoint_region: region " << region << " unknown");
     SY_REQUIRE(ep->alive, "sy_endpoint_region: the endpoint was destroyed");
     const uint64_t n = ep->ctx.p.bytes(region);
-    const bool symmetric = region <= sy::R_COMBINE_X;
-    // Local regions (recvX, recvScales, recvMeta) exist in the contiguous layout only.
-    uint8_t* base = symmetric ? ep->ctx.heap : ep->ctx.contig.local;
-    const bool there = n > 0 && base != nullptr;
-    if (ptr) *ptr = there ? base + ep->ctx.p.offset(region) : nullptr;
-    if (bytes) *bytes = there ? n : 0;
+    // Local regions (recvX, recvScales, recvMeta): contiguous layout only; recvMeta alone with exact output.
+    uint8_t* at = region <= sy::R_COMBINE_X ? (n > 0 ? ep->ctx.heap + ep->ctx.p.offset(region) : nullptr)
+                                             : sy::localRegion(ep, region);
+    if (ptr) *ptr = at;
+    if (bytes) *bytes = at != nullptr ? n : 0;
   });
 }
 
@@ -129,6 +128,29 @@ int sy_dispatch_recv(sy_endpoint* ep, void* stream) {
   return guard(ep, [&] {
     SY_LIVE(ep, kEndpointMagic, "sy_dispatch_recv: ep");
     sy::dispatchRecv(ep, asStream(stream));
+  });
+}
+
+int sy_endpoint_set_output(sy_endpoint* ep, int exact) {
+  return guard(ep, [&] {
+    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_set_output: ep");
+    SY_REQUIRE(exact == 0 || exact == 1, "sy_endpoint_set_output: exact " << exact << " must be 0 or 1");
+    sy::setOutput(ep, exact == 1);
+  });
+}
+
+int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows) {
+  return guard(ep, [&] {
+    SY_LIVE(ep, kEndpointMagic, "sy_dispatch_recv_rows: ep");
+    SY_HANDLE(rows, "sy_dispatch_recv_rows: rows");
+    *rows = sy::dispatchRecvRows(ep, asStream(stream));
+  });
+}
+
+int sy_dispatch_recv_into(sy_endpoint* ep, void* x, float* scales, void* stream) {
+  return guard(ep, [&] {
+    SY_LIVE(ep, kEndpointMagic, "sy_dispatch_recv_into: ep");
+    sy::dispatchRecvInto(ep, x, scales, asStream(stream));
   });
 }
 

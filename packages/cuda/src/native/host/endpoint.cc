@@ -172,7 +172,7 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
   requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   const bool capturing = streamCapturing(stream);
-  enterPhase(ep, 0, capturing);
+  enterPhase(ep, kDispatchSend, capturing);
   requireTokens(ep, T, call);
   const SyParams& p = ep->ctx.p;
   const bool deep = deepChecks(ep, capturing);
@@ -194,23 +194,72 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
   } else {
     SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
   }
-  leavePhase(ep, 0);
+  leavePhase(ep, kDispatchSend);
 }
 
 void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
   requireAlive(ep, "sy_dispatch_recv");
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
-  enterPhase(ep, 1, streamCapturing(stream));
+  enterPhase(ep, kDispatchRecv, streamCapturing(stream));
   clearStaleError("sy_dispatch_recv");
   const SyCtx& c = ep->ctx;
-  if (c.p.v[P_LAYOUT_CONTIGUOUS] && c.p.stagingTokens() > 0) {
-    SY_CHECK_CUDA(launchDispatchRecvRounds(c, stream));
+  if (ep->exactOutput) {
+    SY_CHECK_CUDA(launchDispatchRecvWait(c, stream));  // the rows go where sy_dispatch_recv_into says
   } else if (c.p.v[P_LAYOUT_CONTIGUOUS]) {
     SY_CHECK_CUDA(launchDispatchRecvContiguous(c, stream));
   } else {
     SY_CHECK_CUDA(launchDispatchRecv(c, stream));
   }
-  leavePhase(ep, 1);
+  leavePhase(ep, kDispatchRecv);
+}
+
+namespace {
+
+void requireExact(const sy_endpoint* ep, const char* call) {
+  if (ep->exactOutput) return;
+  SY_THROW(SY_ERR_STATE, call << ": the endpoint's output is worst-case sized (dispatch recv already placed the rows "
+                                 "in recvX); call sy_endpoint_set_output(ep, 1) between steps for exact-size output");
+}
+
+}  // namespace
+
+uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream) {
+  const char* call = "sy_dispatch_recv_rows";
+  requireAlive(ep, call);
+  requireExact(ep, call);
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  enterPhase(ep, kRecvRows, streamCapturing(stream));
+  check(ep, stream, nullptr);  // waits for the counts; a timeout or protocol error throws here
+  int32_t rows = 0;
+  SY_CHECK_CUDA(cudaMemcpy(&rows, ep->ctx.contig.offsets + ep->ctx.p.localExperts(), sizeof(rows),
+                           cudaMemcpyDeviceToHost));
+  ep->exactRows = static_cast<uint64_t>(rows);
+  leavePhase(ep, kRecvRows);
+  return ep->exactRows;
+}
+
+void dispatchRecvInto(sy_endpoint* ep, void* x, float* scales, cudaStream_t stream) {
+  const char* call = "sy_dispatch_recv_into";
+  requireAlive(ep, call);
+  requireExact(ep, call);
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  const bool capturing = streamCapturing(stream);
+  enterPhase(ep, kRecvInto, capturing);
+  const SyParams& p = ep->ctx.p;
+  const uint64_t rows = ep->exactRows;
+  const bool fp8 = p.scalesPerRow() > 0;
+  if (rows > 0) {
+    const bool deep = deepChecks(ep, capturing);
+    requireDevicePtr(ep, x, rows * p.rowBytes(), 16, call, "x", deep);
+    if (fp8) requireDevicePtr(ep, scales, rows * p.scalesPerRow() * 4, 4, call, "scales (fp8 dispatch)", deep);
+  }
+  SY_REQUIRE(fp8 || scales == nullptr, call << ": scales given but the dispatch dtype is bf16 (pass NULL)");
+  clearStaleError(call);
+  SyCtx c = ep->ctx;
+  c.contig.recvX = static_cast<uint8_t*>(x);
+  c.contig.recvScales = reinterpret_cast<uint8_t*>(scales);
+  SY_CHECK_CUDA(launchDispatchRecvPlace(c, stream));
+  leavePhase(ep, kRecvInto);
 }
 
 void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
@@ -218,14 +267,16 @@ void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
   requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   const bool capturing = streamCapturing(stream);
-  enterPhase(ep, 2, capturing);
+  enterPhase(ep, kCombineSend, capturing);
   const SyParams& p = ep->ctx.p;
-  const uint64_t bytes = static_cast<uint64_t>(p.v[P_ROWS]) * p.hidden() * 2;
-  requireDevicePtr(ep, expertOut, bytes, 2, call, "expert_out", deepChecks(ep, capturing));
+  const uint64_t rows = ep->exactOutput ? ep->exactRows : static_cast<uint64_t>(p.v[P_ROWS]);
+  if (rows > 0) {
+    requireDevicePtr(ep, expertOut, rows * p.hidden() * 2, 2, call, "expert_out", deepChecks(ep, capturing));
+  }
   clearStaleError(call);
   if (p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchCombineSendContiguous(ep->ctx, expertOut, stream));
   else SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, ep->combineBlocks, stream));
-  leavePhase(ep, 2);
+  leavePhase(ep, kCombineSend);
 }
 
 void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
@@ -234,7 +285,7 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
   requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   const bool capturing = streamCapturing(stream);
-  enterPhase(ep, 3, capturing);
+  enterPhase(ep, kCombineRecv, capturing);
   requireTokens(ep, T, call);
   const SyParams& p = ep->ctx.p;
   if (T > 0) {
@@ -251,7 +302,7 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
   } else {
     SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, topkWeights, T, y, stream));
   }
-  leavePhase(ep, 3);
+  leavePhase(ep, kCombineRecv);
 }
 
 void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {

@@ -28,9 +28,13 @@ struct sy_endpoint {
   /// A PE past the config's ranks: it joins the collective allocation, runs no phase.
   bool bystander = false;
   bool alive = false;
-  /// The next call of the step on the host (0 dispatch send, 1 dispatch recv, 2 combine send,
-  /// 3 combine recv); another is refused with SY_ERR_PHASE before anything is enqueued.
+  /// The next call of the step on the host (a Call); another is refused with SY_ERR_PHASE before
+  /// anything is enqueued.
   int phase = 0;
+  /// Contiguous exact-size output (sy_endpoint_set_output): dispatch recv only waits, the caller
+  /// reads the padded rows of the step (exactRows) and passes buffers of that size.
+  bool exactOutput = false;
+  uint64_t exactRows = 0;
   /// Cleared for good once a phase is enqueued under stream capture: the host cannot see graph
   /// replays, so from then on the order is the caller's to keep.
   bool phaseChecks = true;
@@ -66,7 +70,20 @@ void setContiguousBlocks(sy_endpoint* ep, int blocks);
 /// Synchronises the stream; throws SY_ERR_TIMEOUT / SY_ERR_PROTOCOL with `info` filled on a recorded error.
 void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
 
-/// Phase order and pointers (endpoint_checks.cc). Calls: 0 dispatch send .. 3 combine recv.
+/// The host calls of a step, in order; exact output puts kRecvRows and kRecvInto between dispatch
+/// recv and combine send.
+enum Call : int { kDispatchSend = 0, kDispatchRecv, kCombineSend, kCombineRecv, kRecvRows, kRecvInto };
+
+/// Contiguous exact-size output: switches the endpoint's output mode between steps (frees or
+/// allocates the worst-case recvX / recvScales); the rows of a step, then its placement.
+void setOutput(sy_endpoint* ep, bool exact);
+uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream);
+void dispatchRecvInto(sy_endpoint* ep, void* x, float* scales, cudaStream_t stream);
+/// A local region (recvX, recvScales, recvMeta) of the endpoint's own allocation, or null (masked
+/// layout, or recvX / recvScales with exact output).
+uint8_t* localRegion(const sy_endpoint* ep, int region);
+
+/// Phase order and pointers (endpoint_checks.cc).
 /// Whether `stream` is being captured into a graph (a failed query counts as capturing).
 bool streamCapturing(cudaStream_t stream);
 /// Refuses (SY_ERR_PHASE) a call the endpoint's phase does not allow; a capture turns checks off for good.

@@ -4,13 +4,17 @@
 #include <cuda.h>  // CUdeviceptr, CUresult: cuMemGetAddressRange through cudart's driver entry point
 #include <cuda_runtime.h>
 
+#include <sstream>
+#include <string>
+
 #include "endpoint.h"
 #include "error.h"
 
 namespace sy {
 namespace {
 
-const char* const kCalls[4] = {"sy_dispatch_send", "sy_dispatch_recv", "sy_combine_send", "sy_combine_recv"};
+const char* const kCalls[6] = {"sy_dispatch_send", "sy_dispatch_recv",      "sy_combine_send",
+                               "sy_combine_recv",  "sy_dispatch_recv_rows", "sy_dispatch_recv_into"};
 
 using GetRangeFn = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
 
@@ -45,14 +49,32 @@ bool streamCapturing(cudaStream_t stream) {
 }
 
 void enterPhase(sy_endpoint* ep, int call, bool capturing) {
+  if (capturing && ep->exactOutput) {
+    SY_THROW(SY_ERR_UNSUPPORTED, kCalls[call] << ": the endpoint has exact-size output, which synchronises the host "
+                                                 "within the step: it cannot be captured into a graph (use "
+                                                 "sy_endpoint_set_output(ep, 0), worst-case output, for graphs)");
+  }
   if (capturing) ep->phaseChecks = false;
-  if (!ep->phaseChecks || ep->phase == call) return;
+  // The rows of a step may be asked again until they are placed.
+  const bool again = call == kRecvRows && ep->phase == kRecvInto;
+  if (!ep->phaseChecks || ep->phase == call || again) return;
+  std::ostringstream step;
+  step << kCalls[kDispatchSend] << ", " << kCalls[kDispatchRecv] << ", "
+       << (ep->exactOutput ? std::string(kCalls[kRecvRows]) + ", " + kCalls[kRecvInto] + ", " : std::string())
+       << kCalls[kCombineSend] << ", " << kCalls[kCombineRecv];
   SY_THROW(SY_ERR_PHASE, kCalls[call] << ": called out of order: the endpoint's next call is " << kCalls[ep->phase]
-                                      << " (a step is " << kCalls[0] << ", " << kCalls[1] << ", " << kCalls[2]
-                                      << ", " << kCalls[3] << ")");
+                                      << " (a step is " << step.str() << ")");
 }
 
-void leavePhase(sy_endpoint* ep, int call) { ep->phase = (call + 1) % 4; }
+void leavePhase(sy_endpoint* ep, int call) {
+  switch (call) {
+    case kDispatchRecv: ep->phase = ep->exactOutput ? kRecvRows : kCombineSend; break;
+    case kRecvRows: ep->phase = kRecvInto; break;
+    case kRecvInto: ep->phase = kCombineSend; break;
+    case kCombineRecv: ep->phase = kDispatchSend; break;
+    default: ep->phase = call + 1;
+  }
+}
 
 void requireDevicePtr(const sy_endpoint* ep, const void* p, uint64_t bytes, unsigned align, const char* call,
                       const char* name, bool deep) {

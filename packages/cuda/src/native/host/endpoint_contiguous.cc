@@ -28,6 +28,28 @@ T* deviceArray(sy_endpoint* ep, size_t count) {
   return static_cast<T*>(p);
 }
 
+/// (Re)allocates the local output: all of core's local regions (worst case), or recvMeta alone
+/// (exact output: recvX / recvScales are the caller's, given to sy_dispatch_recv_into).
+void allocOutput(sy_endpoint* ep, bool exact) {
+  SyContig& g = ep->ctx.contig;
+  const SyParams& p = ep->ctx.p;
+  if (g.local != nullptr) {
+    SY_CHECK_CUDA(cudaFree(g.local));
+    ep->deviceBytes -= ep->localBytes > 0 ? ep->localBytes : 1;
+    g.local = nullptr;
+  }
+  g.recvX = g.recvScales = g.recvMeta = nullptr;
+  ep->localBytes = exact ? p.bytes(R_RECV_META) : localBytesOf(p);
+  g.local = deviceArray<uint8_t>(ep, ep->localBytes);
+  g.recvMeta = exact ? g.local : g.local + p.offset(R_RECV_META);
+  if (!exact) {
+    g.recvX = g.local + p.offset(R_RECV_X);
+    g.recvScales = p.bytes(R_RECV_SCALES) > 0 ? g.local + p.offset(R_RECV_SCALES) : nullptr;
+  }
+  ep->exactOutput = exact;
+  ep->exactRows = 0;
+}
+
 }  // namespace
 
 uint64_t localBytesOf(const SyParams& p) {
@@ -79,8 +101,7 @@ void allocContiguous(sy_endpoint* ep) {
   g.chunkTokens = 32 * warps;
   const int chunks = (M + g.chunkTokens - 1) / g.chunkTokens;
   g.blocks = defaultContiguousBlocks(ep->rt->smCount);
-  ep->localBytes = localBytesOf(p);
-  g.local = deviceArray<uint8_t>(ep, ep->localBytes);
+  allocOutput(ep, false);
   g.localPos = deviceArray<int32_t>(ep, static_cast<size_t>(M) * K);
   g.chunkCount = deviceArray<int32_t>(ep, static_cast<size_t>(chunks) * E);
   g.regionBase = deviceArray<int32_t>(ep, E);
@@ -119,6 +140,38 @@ void freeContiguous(sy_endpoint* ep) {
   if (ep->rounds.fork != nullptr) ignoreCuda(cudaEventDestroy(ep->rounds.fork));
   if (ep->rounds.join != nullptr) ignoreCuda(cudaEventDestroy(ep->rounds.join));
   ep->rounds = RoundStream{};
+}
+
+void setOutput(sy_endpoint* ep, bool exact) {
+  const char* call = "sy_endpoint_set_output";
+  SY_REQUIRE(ep->alive, call << ": the endpoint was destroyed");
+  if (!ep->ctx.p.v[P_LAYOUT_CONTIGUOUS]) {
+    SY_THROW(SY_ERR_UNSUPPORTED, call << ": exact-size output is a mode of the contiguous layout; the masked "
+                                         "layout's output is its fixed dispatchX regions");
+  }
+  if (ep->bystander || exact == ep->exactOutput) return;
+  if (ep->phase != kDispatchSend) {
+    SY_THROW(SY_ERR_PHASE, call << ": between steps only (the endpoint is within a step; finish it with "
+                                   "sy_combine_recv)");
+  }
+  if (!ep->phaseChecks) {
+    SY_THROW(SY_ERR_STATE, call << ": a step of this endpoint was captured into a graph, which holds its output "
+                                   "buffers; create another endpoint for exact-size output");
+  }
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  SY_CHECK_CUDA(cudaDeviceSynchronize());  // the previous step may still read recvMeta
+  allocOutput(ep, exact);
+}
+
+uint8_t* localRegion(const sy_endpoint* ep, int region) {
+  const SyContig& g = ep->ctx.contig;
+  if (ep->ctx.p.bytes(region) == 0) return nullptr;
+  switch (region) {
+    case R_RECV_X: return ep->exactOutput ? nullptr : g.recvX;
+    case R_RECV_SCALES: return ep->exactOutput ? nullptr : g.recvScales;
+    case R_RECV_META: return g.recvMeta;
+    default: return nullptr;
+  }
 }
 
 void setContiguousBlocks(sy_endpoint* ep, int blocks) {

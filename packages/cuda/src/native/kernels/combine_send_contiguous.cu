@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kThreads) contigCombineSendKernel(SyCtx c, con
   const int lane = threadIdx.x & 31;
   const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
   const uint64_t rowBytes = static_cast<uint64_t>(p.hidden()) * 2;
-  const int4* meta = reinterpret_cast<const int4*>(g.local + p.offset(R_RECV_META));
+  const int4* meta = reinterpret_cast<const int4*>(g.recvMeta);
   __shared__ bool sLast;
 
   if (!hasError(c.state)) {

@@ -46,7 +46,12 @@ struct SyContig {
   int32_t* roundFill;    ///< [R, 2] bounded staging: rows claimed per (destination, buffer) (self-resetting)
   uint32_t* roundDone;   ///< [R, 2] bounded staging: blocks of the destination's group done with the buffer's round
   uint32_t* done;        ///< [4] completion counters: route, send, combine send, round recv (zeroed, self-resetting)
-  uint8_t* local;        ///< this rank's local buffers (recvX, recvScales, recvMeta at core's offsets)
+  uint8_t* local;        ///< the endpoint's local allocation (worst-case recvX, recvScales, recvMeta at
+                         ///< core's offsets; recvMeta alone with exact output)
+  // Where dispatch recv writes rows: into `local` (worst case), or the caller's buffers (exact output).
+  uint8_t* recvX;        ///< [N, rowBytes]
+  uint8_t* recvScales;   ///< [N, S * 4] or null
+  uint8_t* recvMeta;     ///< [N, 16], always the endpoint's (combine send reads it)
   int chunkTokens;       ///< tokens per route chunk (32 * W, W warps)
   int blocks;            ///< SM budget: grid size of the copy kernels
 };

@@ -7,12 +7,15 @@
 ///  countSignal    Shape: [R, L]           u32 (epoch, rows for expert e + 1) from each source
 ///  dispatchX      Shape: [R, C, hidden]   staging (symmetric), written by the sources
 ///  dispatchScales Shape: [R, C, hidden/128], dispatchMeta Shape: [R, C, 4]
-///  recvX          Shape: [N, hidden]      local output, N = R * C + L * (expertAlignment - 1)
+///  recvX          Shape: [N, hidden]      output (ctx.contig.recvX), N = R * C + L * (expertAlignment - 1),
+///                                         or exactly offsets[L] rows (exact output)
 ///  recvScales     Shape: [N, hidden/128], recvMeta Shape: [N, 4]
 ///  counts         Shape: [L, R]           int32 out: rows per (local expert, source)
 //
 // Bounded staging (stagingTokens > 0) runs the wait kernel without the dispatchSignal totals and
 // the compaction for the padding rows only; its rounds place the rows (dispatch_recv_rounds.cu).
+// Exact output enqueues the wait kernel with sy_dispatch_recv and the rest with
+// sy_dispatch_recv_into, once the host has read the padded total and sized the caller's buffers.
 //
 // Two kernels. waitKernel (one block): one thread per source waits for its dispatchSignal, one
 // per (source, expert) for its countSignal (all bounded by %globaltimer; errors recorded with
@@ -134,41 +137,39 @@ cudaError_t launchCompact(const CompactArgs& a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-namespace {
-
-/// The wait kernel, then the compaction (all rows, or the padding rows only).
-cudaError_t waitAndCompact(const SyCtx& ctx, bool padOnly, cudaStream_t stream) {
+cudaError_t launchDispatchRecvWait(const SyCtx& ctx, cudaStream_t stream) {
   const SyParams& p = ctx.p;
   const int R = p.ranks(), L = p.localExperts();
   const size_t smem = sizeof(int32_t) * (static_cast<size_t>(R) * L + R + 2 * L + 1);
   waitKernel<<<1, kWaitThreads, smem, stream>>>(ctx);
-  cudaError_t rc = cudaGetLastError();
-  if (rc != cudaSuccess) return rc;
+  return cudaGetLastError();
+}
+
+cudaError_t launchDispatchRecvPlace(const SyCtx& ctx, cudaStream_t stream) {
+  const SyParams& p = ctx.p;
   const bool fp8 = p.scalesPerRow() > 0;
+  const bool bounded = p.stagingTokens() > 0;
   CompactArgs a{};
-  a.padOnly = padOnly;
+  a.padOnly = bounded;
   a.stageX = ctx.heap + p.offset(R_DISPATCH_X);
   a.stageScales = fp8 ? ctx.heap + p.offset(R_DISPATCH_SCALES) : nullptr;
   a.stageMeta = ctx.heap + p.offset(R_DISPATCH_META);
-  a.outX = ctx.contig.local + p.offset(R_RECV_X);
-  a.outScales = fp8 ? ctx.contig.local + p.offset(R_RECV_SCALES) : nullptr;
-  a.outMeta = ctx.contig.local + p.offset(R_RECV_META);
+  a.outX = ctx.contig.recvX;
+  a.outScales = fp8 ? ctx.contig.recvScales : nullptr;
+  a.outMeta = ctx.contig.recvMeta;
   a.rowBytes = static_cast<uint32_t>(p.rowBytes());
   a.scaleBytes = static_cast<uint32_t>(p.scalesPerRow()) * 4;
-  a.L = L;
-  a.R = R;
+  a.L = p.localExperts();
+  a.R = p.ranks();
   a.tables = ctx.contig;
-  return launchCompact(a, stream);
+  cudaError_t rc = launchCompact(a, stream);
+  for (int k = 0; bounded && k < p.stagingRounds() && rc == cudaSuccess; ++k) rc = launchDispatchRecvRound(ctx, k, stream);
+  return rc;
 }
-
-}  // namespace
 
 cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream) {
-  return waitAndCompact(ctx, false, stream);
-}
-
-cudaError_t launchDispatchRecvTables(const SyCtx& ctx, cudaStream_t stream) {
-  return waitAndCompact(ctx, true, stream);
+  const cudaError_t rc = launchDispatchRecvWait(ctx, stream);
+  return rc != cudaSuccess ? rc : launchDispatchRecvPlace(ctx, stream);
 }
 
 cudaError_t loadDispatchRecvContiguousKernels() { return loadKernels(waitKernel, compactKernel); }

@@ -57,9 +57,9 @@ __global__ void __launch_bounds__(kThreads) roundRecvKernel(SyCtx c, int round) 
   const uint8_t* stageX = c.heap + p.offset(R_DISPATCH_X);
   const uint8_t* stageScales = c.heap + p.offset(R_DISPATCH_SCALES);
   const int4* stageMeta = reinterpret_cast<const int4*>(c.heap + p.offset(R_DISPATCH_META));
-  uint8_t* outX = g.local + p.offset(R_RECV_X);
-  uint8_t* outScales = g.local + p.offset(R_RECV_SCALES);
-  int4* outMeta = reinterpret_cast<int4*>(g.local + p.offset(R_RECV_META));
+  uint8_t* outX = g.recvX;
+  uint8_t* outScales = g.recvScales;
+  int4* outMeta = reinterpret_cast<int4*>(g.recvMeta);
   if (!hasError(c.state)) {
     for (int i = blockIdx.x * kWarps + warp; i < total; i += gridDim.x * kWarps) {
       int s = 0;
@@ -105,12 +105,6 @@ cudaError_t launchDispatchRecvRound(const SyCtx& ctx, int round, cudaStream_t st
   const size_t smem = sizeof(int32_t) * (static_cast<size_t>(ctx.p.ranks()) + 1);
   roundRecvKernel<<<ctx.contig.blocks, kThreads, smem, stream>>>(ctx, round);
   return cudaGetLastError();
-}
-
-cudaError_t launchDispatchRecvRounds(const SyCtx& ctx, cudaStream_t stream) {
-  cudaError_t rc = launchDispatchRecvTables(ctx, stream);
-  for (int k = 0; k < ctx.p.stagingRounds() && rc == cudaSuccess; ++k) rc = launchDispatchRecvRound(ctx, k, stream);
-  return rc;
 }
 
 cudaError_t loadRoundKernels() { return loadKernels(roundRecvKernel); }

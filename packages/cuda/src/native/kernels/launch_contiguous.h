@@ -84,20 +84,22 @@ struct CompactArgs {
 };
 cudaError_t launchCompact(const CompactArgs& a, cudaStream_t stream);
 
-/// Dispatch receive (dispatch_recv_contiguous.cu): waits for every source's dispatchSignal and
-/// countSignals, checks them, writes ctx.counts [L, R] and the receive tables, then compacts.
-cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream);
+/// Dispatch receive's wait (dispatch_recv_contiguous.cu): waits for every source's count signals
+/// (and, with whole-step staging, its dispatchSignal), checks them, writes ctx.counts [L, R] and
+/// the receive tables; offsets[L] is then the padded total of rows.
+cudaError_t launchDispatchRecvWait(const SyCtx& ctx, cudaStream_t stream);
 
-/// Bounded staging's first part of dispatch receive (dispatch_recv_contiguous.cu): waits for the
-/// count signals only, writes ctx.counts and the receive tables, and the padding rows.
-cudaError_t launchDispatchRecvTables(const SyCtx& ctx, cudaStream_t stream);
+/// Dispatch receive's placement, after the wait: every row to ctx.contig.recvX / recvScales /
+/// recvMeta, padding included. Whole-step staging compacts; bounded staging writes the padding
+/// rows, then receives each round (dispatch_recv_rounds.cu).
+cudaError_t launchDispatchRecvPlace(const SyCtx& ctx, cudaStream_t stream);
+
+/// Dispatch receive: the wait, then the placement.
+cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream);
 
 /// One round of bounded staging's receive (dispatch_recv_rounds.cu): buffer round % 2's rows to
 /// their final places, then the buffer back to its sources.
 cudaError_t launchDispatchRecvRound(const SyCtx& ctx, int round, cudaStream_t stream);
-
-/// Dispatch receive with bounded staging: the tables, then the receive of every round.
-cudaError_t launchDispatchRecvRounds(const SyCtx& ctx, cudaStream_t stream);
 
 /// Combine send (combine_send_contiguous.cu): every compact row with data back to
 /// combineX[token][slot] on each rank of its source's DP group, then one combineSignal per home.
