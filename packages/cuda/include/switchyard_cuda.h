@@ -133,7 +133,13 @@ int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_
  * then sy_combine_send reads expert_out [rows, hidden]. recvMeta [N, 4] stays the endpoint's. A
  * step with exact output cannot be captured into a graph (SY_ERR_UNSUPPORTED); set_output after a
  * captured step is SY_ERR_STATE; within a step SY_ERR_PHASE; on the masked layout SY_ERR_UNSUPPORTED.
- * sy_dispatch_recv_rows / _into on a worst-case endpoint are SY_ERR_STATE. */
+ * sy_dispatch_recv_rows / _into on a worst-case endpoint are SY_ERR_STATE.
+ * With bounded staging too, this rank's round sender runs from sy_dispatch_send until every peer
+ * received every round, and peers wait for this rank's sy_dispatch_recv_into to free their rounds:
+ * between sy_dispatch_recv_rows and sy_dispatch_recv_into nothing may wait for the whole device
+ * (cudaFree, cudaDeviceSynchronize, a legacy-default-stream copy to or from a blocking stream's
+ * buffers). Allocate the output from a pool or with cudaMallocAsync on the stream, and free older
+ * buffers after sy_combine_recv completes. */
 int sy_endpoint_set_output(sy_endpoint* ep, int exact);
 int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows);
 int sy_dispatch_recv_into(sy_endpoint* ep, void* x, float* scales, void* stream);

@@ -261,7 +261,9 @@ export class RankEndpoint {
   /**
    * Exact output: waits for `stream` (a receive's failure rejects with TimeoutError /
    * ProtocolError) and resolves to the step's rows, padding included: the size of the buffers
-   * `dispatchRecvInto` takes and of combineSend's expertOut.
+   * `dispatchRecvInto` takes and of combineSend's expertOut. With bounded staging this rank's round
+   * sender still runs and peers wait for dispatchRecvInto: allocate those buffers without waiting
+   * for the whole device (no cudaFree of older ones before combineRecv completes; C header).
    */
   async dispatchRecvRows(stream = 0n): Promise<number> {
     this.live();

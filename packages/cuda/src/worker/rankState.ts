@@ -36,6 +36,12 @@ export class RankState {
   private tokens = 0;
   /** Exact output: this step's receive buffers, sized by dispatchRecvRows. */
   private placed: { x: DeviceTensor; scales: DeviceTensor | null; rows: number } | null = null;
+  /**
+   * Exact output: buffers of earlier sizes, freed once a step has finished. Not at once: cudaFree
+   * waits for the whole device, and with bounded staging this rank's round sender is still running
+   * then, waiting for peers that wait for this rank's receive: a freeing host would never place it.
+   */
+  private retired: DeviceTensor[] = [];
 
   constructor(
     readonly runtime: CudaRuntime,
@@ -97,7 +103,7 @@ export class RankState {
   /** Exact output: receive and expert_out buffers of exactly `rows` rows (reallocated when the size changes). */
   private placeBuffers(rows: number): { x: DeviceTensor; scales: DeviceTensor | null; rows: number } {
     if (this.placed?.rows === rows) return this.placed;
-    this.freePlaced();
+    this.retirePlaced();
     const c = this.config;
     const addon = this.runtime.addon;
     const S = scalesPerRow(c, c.dispatchDtype);
@@ -106,16 +112,22 @@ export class RankState {
       scales: S > 0 ? DeviceTensor.alloc(rows * S * 4, addon) : null,
       rows,
     };
-    this.expertOut.free();
+    this.retired.push(this.expertOut);
     this.expertOut = DeviceTensor.alloc(rows * c.hidden * 2, addon);
     return this.placed;
   }
 
-  private freePlaced(): void {
+  private retirePlaced(): void {
     if (this.placed === null) return;
-    this.placed.x.free();
-    this.placed.scales?.free();
+    this.retired.push(this.placed.x);
+    if (this.placed.scales) this.retired.push(this.placed.scales);
     this.placed = null;
+  }
+
+  /** Frees retired buffers: only once the step's work (the round sender included) has finished. */
+  private freeRetired(): void {
+    for (const t of this.retired) t.free();
+    this.retired = [];
   }
 
   combineSend(expertOut: Uint16Array): void {
@@ -134,6 +146,7 @@ export class RankState {
     );
     await midway?.();
     await this.endpoint.synchronize(this.stream.handle);
+    this.freeRetired(); // combine recv waited for the round sender: nothing runs on this rank now
     const value = this.y.download(Uint16Array, T * this.config.hidden);
     return { value, stats: this.stats ? this.endpoint.readStats(this.stream.handle) : null };
   }
@@ -142,7 +155,8 @@ export class RankState {
     try {
       this.endpoint.destroy();
     } finally {
-      this.freePlaced();
+      this.retirePlaced();
+      this.freeRetired();
       for (const t of [this.x, this.scales, this.idx, this.weights, this.expertOut, this.y]) t?.free();
 
       this.stream.destroy();
