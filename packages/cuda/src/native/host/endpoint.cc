@@ -147,8 +147,31 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
   return ep;
 }
 
+namespace {
+
+/// Makes this endpoint's running kernels leave: every wait loop polls the error word (waitWord), so
+/// a non-zero code written from a stream of its own ends a receive still waiting for a peer, or
+/// bounded staging's round sender waiting for credits, instead of letting them run to their
+/// timeouts (2 x the timeout for the sender) while destroy waits for the device.
+void abortKernels(sy_endpoint* ep) {
+  if (ep->ctx.state == nullptr) return;
+  static const uint32_t kAborted = E_ABORTED;
+  cudaStream_t s = nullptr;
+  if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  ignoreCuda(cudaMemcpyAsync(&ep->ctx.state->error.code, &kAborted, sizeof(kAborted), cudaMemcpyHostToDevice, s));
+  ignoreCuda(cudaStreamSynchronize(s));
+  ignoreCuda(cudaStreamDestroy(s));
+}
+
+}  // namespace
+
 void destroyEndpoint(sy_endpoint* ep) {
   // Best effort: a failure here changes nothing for the caller, and must not be left for a later launch.
+  if (ep->rt != nullptr) ignoreCuda(cudaSetDevice(ep->rt->device));
+  abortKernels(ep);
   ignoreCuda(cudaDeviceSynchronize());
   if (ep->alive && ep->rt != nullptr) --ep->rt->endpoints;
   freeStats(ep);
@@ -348,6 +371,9 @@ void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
         break;
       }
       m << "expert ranks announced " << w.detail0 << " rows, this rank's tokens use " << w.detail1 << " slots";
+      break;
+    case E_ABORTED:
+      m << "the endpoint was destroyed while a step ran";
       break;
     default:
       m << "unknown error code " << w.code;

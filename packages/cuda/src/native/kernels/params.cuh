@@ -105,6 +105,7 @@ enum ErrorCode : uint32_t {
   E_COUNT_TOO_LARGE = 2,///< a signal announced more rows than the region holds
   E_BAD_EPOCH = 3,      ///< a signal carried an epoch that is neither this step's nor the previous one
   E_COUNT_MISMATCH = 4, ///< combine: rows announced by expert ranks != slots used by this rank's tokens
+  E_ABORTED = 5,        ///< written by the host when the endpoint is destroyed: every wait leaves at once
 };
 
 enum Stage : uint32_t { S_DISPATCH_RECV = 1, S_COMBINE_RECV = 2 };
