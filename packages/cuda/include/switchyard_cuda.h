@@ -91,6 +91,8 @@ int sy_barrier(sy_runtime* rt, void* stream); /* stream-ordered barrier over all
  * ranks only join the collective create / destroy (their phases are refused with SY_ERR_STATE). */
 int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
                        uint64_t timeout_ns, sy_endpoint** out);
+/* Destroy first aborts a step still running on this endpoint: its receives and bounded staging's
+ * round sender leave at once instead of waiting out their timeouts. */
 int sy_endpoint_destroy(sy_endpoint* ep);
 /* Device address and size of a layout region (index in REGION_NAMES) in this rank's heap. */
 int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* bytes);
