@@ -74,6 +74,8 @@ typedef struct sy_runtime_info {
 const char* sy_version(void);
 /* The parameter names in the order the kernels index them, comma-separated (core's PARAM_NAMES). */
 const char* sy_param_names(void);
+/* The enumerator's name of a status ("SY_ERR_TIMEOUT"), or NULL for a value that is none of them. */
+const char* sy_status_name(int status);
 /* The message of the last failure on `handle` (a sy_runtime* or sy_endpoint*), or of this thread when NULL. */
 const char* sy_last_error(const void* handle);
 
@@ -127,9 +129,10 @@ int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_
  * synchronisation, so a step can be captured into a graph). sy_endpoint_set_output(ep, 1), between
  * steps, frees them and makes dispatch receive three calls:
  *   sy_dispatch_recv(ep, stream)                waits (on the device) for every source's counts;
- *   sy_dispatch_recv_rows(ep, stream, &rows)    synchronises `stream` and returns the step's rows
+ *   sy_dispatch_recv_rows(ep, stream, &rows, info) synchronises `stream` and returns the step's rows
  *                                               (padded to expertAlignment per expert), reporting a
- *                                               timeout / protocol error as sy_endpoint_check does;
+ *                                               timeout / protocol error as sy_endpoint_check does
+ *                                               (info may be NULL);
  *   sy_dispatch_recv_into(ep, x, scales, stream) places the rows in x [rows, hidden] (dispatch dtype)
  *                                               and scales [rows, hidden/128] fp32 (fp8 dispatch, else NULL);
  * then sy_combine_send reads expert_out [rows, hidden]. recvMeta [N, 4] stays the endpoint's. A
@@ -143,7 +146,7 @@ int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_
  * buffers). Allocate the output from a pool or with cudaMallocAsync on the stream, and free older
  * buffers after sy_combine_recv completes. */
 int sy_endpoint_set_output(sy_endpoint* ep, int exact);
-int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows);
+int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows, sy_error_info* info);
 int sy_dispatch_recv_into(sy_endpoint* ep, void* x, float* scales, void* stream);
 /* Synchronises `stream` and reports a recorded timeout / protocol error (filling *info when not NULL). */
 int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info);

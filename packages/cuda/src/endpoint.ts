@@ -268,8 +268,12 @@ export class RankEndpoint {
   async dispatchRecvRows(stream = 0n): Promise<number> {
     this.live();
     if (this.output !== "exact") throw this.notExact("dispatchRecvRows");
-    await this.synchronize(stream);
-    const rows = this.call(() => this.native.recvRows(stream));
+    let rows: number;
+    try {
+      rows = await this.native.recvRows(stream);
+    } catch (e) {
+      throw mapNativeError(e, this.rank, this.timeoutMs);
+    }
     this.stepRows = rows;
     return rows;
   }

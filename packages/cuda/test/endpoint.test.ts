@@ -31,7 +31,7 @@ function fake(): { native: NativeEndpoint; calls: string[] } {
     },
     setBlocks: (n) => void calls.push(`setBlocks ${n}`),
     setOutput: (exact) => void calls.push(`setOutput ${exact}`),
-    recvRows: (stream) => {
+    recvRows: async (stream) => {
       calls.push(`recvRows ${stream}`);
       return 12;
     },
@@ -147,9 +147,8 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     expect(made).toEqual([BigInt(computeLayout(c).symmetricBytes)]);
   });
 
-  it("exact output: rows after a synchronize, then buffers of exactly that many rows, combine send sized by the step", async () => {
+  it("exact output: rows (one synchronisation, in the native call), then buffers of exactly that many rows, combine send sized by the step", async () => {
     const { native, calls } = fake();
-    native.check = async () => void calls.push("check");
     const addon = {
       Endpoint: function Endpoint() {
         return native;
@@ -175,11 +174,35 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     expect(calls).toEqual([
       "setOutput true",
       "dispatchRecv",
-      "check",
       "recvRows 3",
       "recvInto 256 0 3",
       "combineSend",
     ]);
+  });
+
+  it("exact output: a receive that timed out while dispatchRecvRows waited is TimeoutError(rank, peer, stage)", async () => {
+    const { native } = fake();
+    native.recvRows = async () => {
+      throw Object.assign(new Error("rank 1, dispatch recv: waited"), {
+        code: "SY_ERR_TIMEOUT",
+        info: { code: 1, stage: 1, peer: 0, region: 0, detail0: 0, detail1: 1 },
+      });
+    };
+    const addon = {
+      Endpoint: function Endpoint() {
+        return native;
+      },
+    } as unknown as NativeAddon;
+    const runtime = { addon, native: {}, rank: 1, ranks: 2 } as unknown as CudaRuntime;
+    const ep = RankEndpoint.create(runtime, defineConfig({ ...config, layout: "contiguous" }), {
+      output: "exact",
+      timeoutMs: 250,
+    });
+    ep.dispatchRecv();
+    const e = await ep.dispatchRecvRows().catch((x) => x);
+    expect(e).toBeInstanceOf(TimeoutError);
+    expect(e).toMatchObject({ rank: 1, peer: 0, stage: "dispatch recv", timeoutMs: 250 });
+    expect(() => ep.dispatchRecvInto({ x: 0x10n })).toThrow(PhaseError);
   });
 
   it("exact output is refused for the masked layout; rows and into on a worst-case endpoint name the mode", async () => {

@@ -43,8 +43,8 @@ export interface NativeEndpoint {
   memory(): { deviceBytes: number; localBytes: number };
   /** Contiguous layout, between steps: exact-size output on or off (sy_endpoint_set_output). */
   setOutput(exact: boolean): void;
-  /** Exact output: synchronises `stream`, returns the step's padded rows (sy_dispatch_recv_rows). */
-  recvRows(stream: bigint): number;
+  /** Exact output: synchronises `stream` off the JavaScript thread, resolves to the step's padded rows (sy_dispatch_recv_rows); rejects as check does. */
+  recvRows(stream: bigint): Promise<number>;
   /** Exact output: the step's rows into x [rows, hidden] and scales [rows, hidden/128] (0n for bf16). */
   recvInto(x: bigint, scales: bigint, stream: bigint): void;
   /** Turns the per-peer counters on (one small device allocation; enable before capturing graphs). */

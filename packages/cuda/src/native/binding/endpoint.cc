@@ -4,13 +4,14 @@
 // check(stream) synchronises off the JavaScript thread and resolves, or rejects with the
 // receive stage's timeout / protocol error. setBlocks(n): the contiguous layout's SM budget;
 // memory(): {deviceBytes, localBytes} the endpoint allocated. Exact-size output (contiguous):
-// setOutput(exact: boolean) between steps; recvRows(stream) synchronises (call check first, off the
-// JavaScript thread, for a receive's timeout with its details) and returns the step's rows;
-// recvInto(x, scales, stream) places them. enableStats() turns the per-peer
+// setOutput(exact: boolean) between steps; recvRows(stream) synchronises off the JavaScript thread
+// and resolves to the step's rows (or rejects as check does); recvInto(x, scales, stream) places them. enableStats() turns the per-peer
 // counters on; stats(ranks, stream) synchronises and returns them: {dispatchSent, dispatchReceived,
 // combineSent, combineReceived, dispatchWaitNs, combineWaitNs}, arrays of `ranks` numbers.
 #include "endpoint.h"
 
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "runtime.h"
@@ -20,31 +21,49 @@ namespace sy_node {
 
 namespace {
 
-class CheckWorker : public Napi::AsyncWorker {
+/// Runs a call that synchronises a stream off the JavaScript thread: resolves with its value
+/// (undefined when it has none), or rejects with its status and the receive stage's details.
+class WaitWorker : public Napi::AsyncWorker {
  public:
-  CheckWorker(Napi::Env env, sy_endpoint* ep, void* stream)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), ep_(ep), stream_(stream) {}
+  using Call = std::function<int(sy_error_info*, uint64_t*)>;
+  WaitWorker(Napi::Env env, sy_endpoint* ep, Call call, bool hasValue)
+      : Napi::AsyncWorker(env),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        ep_(ep),
+        call_(std::move(call)),
+        hasValue_(hasValue) {}
   Napi::Promise Promise() { return deferred_.Promise(); }
   void Execute() override {
-    status_ = sy_endpoint_check(ep_, stream_, &info_);
+    status_ = call_(&info_, &value_);
     if (status_ != SY_OK) message_ = sy_last_error(ep_);
   }
   void OnOK() override {
-    if (status_ == SY_OK) {
-      deferred_.Resolve(Env().Undefined());
-    } else {
+    if (status_ != SY_OK) {
       deferred_.Reject(makeError(Env(), status_, message_, &info_).Value());
+    } else if (hasValue_) {
+      deferred_.Resolve(Napi::Number::New(Env(), static_cast<double>(value_)));
+    } else {
+      deferred_.Resolve(Env().Undefined());
     }
   }
 
  private:
   Napi::Promise::Deferred deferred_;
   sy_endpoint* ep_;
-  void* stream_;
+  Call call_;
+  bool hasValue_;
   int status_ = SY_OK;
   sy_error_info info_{};
+  uint64_t value_ = 0;
   std::string message_;
 };
+
+Napi::Promise queue(Napi::Env env, sy_endpoint* ep, WaitWorker::Call call, bool hasValue) {
+  auto* worker = new WaitWorker(env, ep, std::move(call), hasValue);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
 
 }  // namespace
 
@@ -144,10 +163,9 @@ Napi::Value Endpoint::CombineRecv(const Napi::CallbackInfo& info) {
 
 Napi::Value Endpoint::Check(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto* worker = new CheckWorker(env, Get(env), toPtr<void>(info[0], "stream"));
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  sy_endpoint* ep = Get(env);
+  void* stream = toPtr<void>(info[0], "stream");
+  return queue(env, ep, [ep, stream](sy_error_info* e, uint64_t*) { return sy_endpoint_check(ep, stream, e); }, false);
 }
 
 Napi::Value Endpoint::SetBlocks(const Napi::CallbackInfo& info) {
@@ -164,9 +182,11 @@ Napi::Value Endpoint::SetOutput(const Napi::CallbackInfo& info) {
 
 Napi::Value Endpoint::RecvRows(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  uint64_t rows = 0;
-  check(env, sy_dispatch_recv_rows(Get(env), toPtr<void>(info[0], "stream"), &rows), ep_);
-  return Napi::Number::New(env, static_cast<double>(rows));
+  sy_endpoint* ep = Get(env);
+  void* stream = toPtr<void>(info[0], "stream");
+  return queue(
+      env, ep, [ep, stream](sy_error_info* e, uint64_t* rows) { return sy_dispatch_recv_rows(ep, stream, rows, e); },
+      true);
 }
 
 Napi::Value Endpoint::RecvInto(const Napi::CallbackInfo& info) {

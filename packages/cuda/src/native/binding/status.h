@@ -10,20 +10,10 @@
 
 namespace sy_node {
 
+/// The status's name for JavaScript (`err.code`); a value the ABI does not name reads as internal.
 inline const char* statusName(int status) {
-  switch (status) {
-    case SY_OK: return "SY_OK";
-    case SY_ERR_INVALID_ARGUMENT: return "SY_ERR_INVALID_ARGUMENT";
-    case SY_ERR_CUDA: return "SY_ERR_CUDA";
-    case SY_ERR_NVSHMEM: return "SY_ERR_NVSHMEM";
-    case SY_ERR_TIMEOUT: return "SY_ERR_TIMEOUT";
-    case SY_ERR_PROTOCOL: return "SY_ERR_PROTOCOL";
-    case SY_ERR_UNSUPPORTED: return "SY_ERR_UNSUPPORTED";
-    case SY_ERR_STATE: return "SY_ERR_STATE";
-    case SY_ERR_NCCL: return "SY_ERR_NCCL";
-    case SY_ERR_PHASE: return "SY_ERR_PHASE";
-    default: return "SY_ERR_INTERNAL";
-  }
+  const char* name = sy_status_name(status);
+  return name != nullptr ? name : "SY_ERR_INTERNAL";
 }
 
 inline Napi::Error makeError(Napi::Env env, int status, const std::string& message, const sy_error_info* info) {

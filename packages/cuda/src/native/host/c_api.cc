@@ -26,6 +26,23 @@ const char* sy_version(void) { return "switchyard-cuda 0.5.0 (masked and contigu
 
 const char* sy_param_names(void) { return sy::kParamNames; }
 
+const char* sy_status_name(int status) {
+  switch (status) {
+    case SY_OK: return "SY_OK";
+    case SY_ERR_INVALID_ARGUMENT: return "SY_ERR_INVALID_ARGUMENT";
+    case SY_ERR_CUDA: return "SY_ERR_CUDA";
+    case SY_ERR_NVSHMEM: return "SY_ERR_NVSHMEM";
+    case SY_ERR_TIMEOUT: return "SY_ERR_TIMEOUT";
+    case SY_ERR_PROTOCOL: return "SY_ERR_PROTOCOL";
+    case SY_ERR_UNSUPPORTED: return "SY_ERR_UNSUPPORTED";
+    case SY_ERR_STATE: return "SY_ERR_STATE";
+    case SY_ERR_INTERNAL: return "SY_ERR_INTERNAL";
+    case SY_ERR_NCCL: return "SY_ERR_NCCL";
+    case SY_ERR_PHASE: return "SY_ERR_PHASE";
+    default: return nullptr;
+  }
+}
+
 const char* sy_last_error(const void* handle) { return errorSlot(handle)->c_str(); }
 
 int sy_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]) {
@@ -139,11 +156,11 @@ int sy_endpoint_set_output(sy_endpoint* ep, int exact) {
   });
 }
 
-int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows) {
+int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows, sy_error_info* info) {
   return guard(ep, [&] {
     SY_LIVE(ep, kEndpointMagic, "sy_dispatch_recv_rows: ep");
     SY_HANDLE(rows, "sy_dispatch_recv_rows: rows");
-    *rows = sy::dispatchRecvRows(ep, asStream(stream));
+    *rows = sy::dispatchRecvRows(ep, asStream(stream), info);
   });
 }
 

@@ -246,13 +246,13 @@ void requireExact(const sy_endpoint* ep, const char* call) {
 
 }  // namespace
 
-uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream) {
+uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
   const char* call = "sy_dispatch_recv_rows";
   requireAlive(ep, call);
   requireExact(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   enterPhase(ep, kRecvRows, streamCapturing(stream));
-  check(ep, stream, nullptr);  // waits for the counts; a timeout or protocol error throws here
+  check(ep, stream, info);  // waits for the counts; a timeout or protocol error throws here
   int32_t rows = 0;
   SY_CHECK_CUDA(cudaMemcpy(&rows, ep->ctx.contig.offsets + ep->ctx.p.localExperts(), sizeof(rows),
                            cudaMemcpyDeviceToHost));

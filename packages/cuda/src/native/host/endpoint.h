@@ -77,7 +77,8 @@ enum Call : int { kDispatchSend = 0, kDispatchRecv, kCombineSend, kCombineRecv, 
 /// Contiguous exact-size output: switches the endpoint's output mode between steps (frees or
 /// allocates the worst-case recvX / recvScales); the rows of a step, then its placement.
 void setOutput(sy_endpoint* ep, bool exact);
-uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream);
+/// Synchronises `stream` as check() does (filling `info` on a recorded error), then the step's rows.
+uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
 void dispatchRecvInto(sy_endpoint* ep, void* x, float* scales, cudaStream_t stream);
 /// A local region (recvX, recvScales, recvMeta) of the endpoint's own allocation, or null (masked
 /// layout, or recvX / recvScales with exact output).

@@ -81,12 +81,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
       }
       uint16_t* out = y + static_cast<uint64_t>(t) * H + h0;
       if (vec) {
-        uint4 o;
-        o.x = floatToBf16(acc[0]) | static_cast<uint32_t>(floatToBf16(acc[1])) << 16;
-        o.y = floatToBf16(acc[2]) | static_cast<uint32_t>(floatToBf16(acc[3])) << 16;
-        o.z = floatToBf16(acc[4]) | static_cast<uint32_t>(floatToBf16(acc[5])) << 16;
-        o.w = floatToBf16(acc[6]) | static_cast<uint32_t>(floatToBf16(acc[7])) << 16;
-        *reinterpret_cast<uint4*>(out) = o;
+        *reinterpret_cast<uint4*>(out) = packBf16x8(acc);
       } else {
         for (int j = 0; j < kVec && h0 + j < H; ++j) out[j] = floatToBf16(acc[j]);
       }

@@ -20,6 +20,14 @@ __device__ inline void accumulateBf16x8(float* acc, float w, uint4 v) {
   }
 }
 
+/// Eight fp32 sums rounded once to bf16 (round to nearest even), packed for one 16-byte store.
+__device__ inline uint4 packBf16x8(const float* acc) {
+  uint32_t u[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) u[j] = floatToBf16(acc[2 * j]) | static_cast<uint32_t>(floatToBf16(acc[2 * j + 1])) << 16;
+  return make_uint4(u[0], u[1], u[2], u[3]);
+}
+
 template <typename RowFn>
 __device__ inline void warpWeightedSum(const int32_t* idx, const float* w, int K, int H, RowFn row, uint16_t* out,
                                        bool vec, int lane) {
@@ -42,12 +50,7 @@ __device__ inline void warpWeightedSum(const int32_t* idx, const float* w, int K
           if (k < K && idx[k] >= 0) accumulateBf16x8(acc, w[k], v[j]);
         }
       }
-      uint4 o;
-      o.x = floatToBf16(acc[0]) | static_cast<uint32_t>(floatToBf16(acc[1])) << 16;
-      o.y = floatToBf16(acc[2]) | static_cast<uint32_t>(floatToBf16(acc[3])) << 16;
-      o.z = floatToBf16(acc[4]) | static_cast<uint32_t>(floatToBf16(acc[5])) << 16;
-      o.w = floatToBf16(acc[6]) | static_cast<uint32_t>(floatToBf16(acc[7])) << 16;
-      *reinterpret_cast<uint4*>(out + h0) = o;
+      *reinterpret_cast<uint4*>(out + h0) = packBf16x8(acc);
     }
   } else {
     for (int h = lane; h < H; h += 32) {
