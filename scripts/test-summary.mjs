@@ -1,24 +1,48 @@
 #!/usr/bin/env node
-// Reads a test log on stdin (turbo running vitest in each package), echoes nothing, and prints one
-// closing line that adds up every package's vitest "Tests" line: "N passed, N failed, N skipped".
-import { readFileSync } from "node:fs";
+// Adds up the vitest JSON reports that `npm test` leaves (`.vitest-report.json` in every package
+// with a test script, and in templates/backend from scripts/check-template.sh) and prints one
+// line: "N passed, N failed, N skipped in K reports". Exit status 1 when a test failed, a test
+// file could not run, or an expected report is missing (its run crashed or never started).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
-const ansi = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
-const log = readFileSync(0, "utf8").replace(ansi, "");
+const root = join(import.meta.dirname, "..");
+export const REPORT = ".vitest-report.json";
+
+/** The folders that must have left a report: packages with a test script, and the template. */
+function expectedFolders() {
+  const packages = readdirSync(join(root, "packages"))
+    .map((name) => join("packages", name))
+    .filter((dir) => {
+      const file = join(root, dir, "package.json");
+      return existsSync(file) && JSON.parse(readFileSync(file, "utf8")).scripts?.test !== undefined;
+    });
+  return [...packages, join("templates", "backend")];
+}
+
 const totals = { passed: 0, failed: 0, skipped: 0 };
-let files = 0;
-for (const line of log.split("\n")) {
-  const m = line.match(/\bTests\s+(.*)\((\d+)\)\s*$/);
-  if (!m) continue;
-  files++;
-  for (const part of m[1].split("|")) {
-    const p = part.trim().match(/^(\d+)\s+(passed|failed|skipped|todo)/);
-    if (p) totals[p[2] === "todo" ? "skipped" : p[2]] += Number(p[1]);
+const problems = [];
+for (const dir of expectedFolders()) {
+  const file = join(root, dir, REPORT);
+  if (!existsSync(file)) {
+    problems.push(`${dir}: no test report (its tests did not run to the end)`);
+    continue;
   }
+  const r = JSON.parse(readFileSync(file, "utf8"));
+  totals.passed += r.numPassedTests;
+  totals.failed += r.numFailedTests;
+  totals.skipped += r.numPendingTests + r.numTodoTests;
+  const broken = (r.testResults ?? []).filter(
+    (f) => f.status === "failed" && f.assertionResults.length === 0,
+  );
+  for (const f of broken) problems.push(`${dir}: ${f.name} could not run: ${f.message.split("\n")[0]}`);
+  if (!r.success && r.numFailedTests === 0 && broken.length === 0)
+    problems.push(`${dir}: vitest reported no success`);
 }
-if (files === 0) {
-  console.log("no vitest summary found in the log");
-  process.exit(1);
-}
-console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
-process.exit(totals.failed > 0 ? 1 : 0);
+for (const p of problems) console.log(`test-summary: ${p}`);
+const reports = expectedFolders().length;
+console.log(
+  `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped in ${reports} reports` +
+    (problems.length > 0 ? ` (${problems.length} problem${problems.length === 1 ? "" : "s"} above)` : ""),
+);
+process.exit(totals.failed > 0 || problems.length > 0 ? 1 : 0);

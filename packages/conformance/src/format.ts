@@ -12,7 +12,7 @@ export function formatFailure(r: PropertyResult): string {
   if (r.counterexample) lines.push(`  case: ${r.counterexample}`);
   lines.push(...(r.error ?? "failed").split("\n").map((l) => `  ${l}`));
   lines.push(`  seed ${r.seed}${r.path ? `, path ${r.path}` : ""}`);
-  if (r.replay) lines.push(`  replay: switchyard conformance --backend <backend> ${r.replay}`);
+  if (r.replay) lines.push(`  replay: npx switchyard conformance --backend <backend> ${r.replay}`);
   return lines.join("\n");
 }
 

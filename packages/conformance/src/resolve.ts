@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Backend, referenceBackend } from "@switchyard/core";
 
@@ -26,10 +27,28 @@ function isBackend(v: unknown): v is Backend {
   );
 }
 
-/** A module specifier for `import()`: paths (./x, ../x, /x, x.js) become file URLs from `cwd`. */
+/** Whether `spec` names a file (./x, ../x, /x, x.js) rather than a package. */
+function looksLikePath(spec: string): boolean {
+  return spec.startsWith(".") || isAbsolute(spec) || /\.(c|m)?js$/.test(spec);
+}
+
+/**
+ * A module specifier for `import()`. Paths become file URLs from `cwd`; a package name is
+ * looked up from `cwd` first (the caller's own node_modules, where a vendor installs its
+ * backend), then from this package's place (the project's own workspaces).
+ */
 function specifierOf(spec: string, cwd: string): string {
-  const looksLikePath = spec.startsWith(".") || isAbsolute(spec) || /\.(c|m)?js$/.test(spec);
-  return looksLikePath ? pathToFileURL(resolve(cwd, spec)).href : spec;
+  if (looksLikePath(spec)) return pathToFileURL(resolve(cwd, spec)).href;
+  try {
+    return pathToFileURL(createRequire(join(resolve(cwd), "noop.js")).resolve(spec)).href;
+  } catch {
+    return spec;
+  }
+}
+
+/** The names `--backend` knows, for messages. */
+function knownNames(): string {
+  return Object.keys(NAMED_BACKENDS).join(", ");
 }
 
 /**
@@ -40,13 +59,20 @@ function specifierOf(spec: string, cwd: string): string {
  */
 export async function resolveBackend(spec: string, cwd = process.cwd()): Promise<Backend> {
   if (spec === "reference") return referenceBackend;
-  const named = NAMED_BACKENDS[spec];
-  const specifier = named ? named.module : specifierOf(spec, cwd);
+  const named = Object.hasOwn(NAMED_BACKENDS, spec) ? NAMED_BACKENDS[spec] : undefined;
+  const specifier = specifierOf(named ? named.module : spec, cwd);
   let mod: Record<string, unknown>;
   try {
     mod = (await import(specifier)) as Record<string, unknown>;
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
+    const notFound = (e as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && why.includes(`'${spec}'`);
+    if (!named && !looksLikePath(spec) && notFound) {
+      throw new BackendLoadError(
+        `resolveBackend: unknown backend "${spec}": the known names are ${knownNames()}; otherwise give ` +
+          `a module path (./dist/index.js) or an installed package's name, found from ${resolve(cwd)}`,
+      );
+    }
     const hint = named ? `; build it first (npm run build) and check that ${named.module} is installed` : "";
     throw new BackendLoadError(`resolveBackend: cannot import ${specifier}: ${why}${hint}`);
   }

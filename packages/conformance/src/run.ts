@@ -1,4 +1,5 @@
 import { type Backend, DEFAULT_TIMEOUT_MS } from "@switchyard/core";
+import { validateCapabilities } from "./capabilities.js";
 import { errorMessage, errorName } from "./harness/problems.js";
 import { PROPERTIES } from "./properties/index.js";
 import type { ConformanceProperty, PropertyContext } from "./property.js";
@@ -12,6 +13,9 @@ import type {
 } from "./types.js";
 
 export const QUICK_RUNS = 15;
+
+/** The version of the report's JSON form (`schemas/conformance-report.schema.json`); raised when a field changes meaning or goes. */
+export const REPORT_VERSION = 1;
 export const DEEP_RUNS = 150;
 
 /** The flags that replay a failure with the command line (`switchyard conformance ...`). */
@@ -77,12 +81,14 @@ function abortReason(signal: AbortSignal): string {
  * Runs the conformance suite against `backend`: every property (or those `options.only`
  * selects), each with fast-check for `numRuns` cases. Never throws for a failing backend: the
  * report says what failed and how to replay it (`seed`, `path`). When `options.signal` aborts it
- * resolves at once, `interrupted`, with the properties finished so far.
+ * resolves at once, `interrupted`, with the properties finished so far. Throws
+ * `CapabilitiesError` (before running anything) when the backend's capabilities are malformed.
  */
 export async function runConformance(
   backend: Backend,
   options: ConformanceOptions = {},
 ): Promise<ConformanceReport> {
+  const caps = validateCapabilities(String(backend.name), backend.capabilities);
   const selected = selectProperties(PROPERTIES, options.only);
   if (options.path !== undefined && selected.length !== 1) {
     throw new TypeError(
@@ -100,7 +106,7 @@ export async function runConformance(
   const unavailable = probed === INTERRUPTED ? null : probed;
   const ctx: PropertyContext = {
     backend,
-    caps: backend.capabilities,
+    caps,
     deep,
     sessionOptions: { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS },
   };
@@ -129,6 +135,7 @@ export async function runConformance(
   const counts = { pass: 0, fail: 0, skip: 0 };
   for (const r of results) counts[r.status]++;
   return {
+    version: REPORT_VERSION,
     backend: backend.name,
     ok: counts.fail === 0 && interruption === undefined,
     interrupted: interruption !== undefined,

@@ -101,6 +101,8 @@ export interface Interruption {
 
 /** The outcome of the whole suite against one backend. */
 export interface ConformanceReport {
+  /** The report format's version (REPORT_VERSION); the JSON Schema in `schemas/` describes it. */
+  version: number;
   backend: string;
   /** No property failed, and the run was not interrupted. */
   ok: boolean;

@@ -1,5 +1,6 @@
-import { type Backend, DEFAULT_TIMEOUT_MS } from "@switchyard/core";
+import { type Backend, type Capabilities, DEFAULT_TIMEOUT_MS } from "@switchyard/core";
 import { describe, it } from "vitest";
+import { validateCapabilities } from "./capabilities.js";
 import { formatFailure } from "./format.js";
 import { type FuzzOptions, formatFuzzReport, fuzzBackend } from "./fuzz/index.js";
 import { PROPERTIES } from "./properties/index.js";
@@ -22,7 +23,8 @@ function envSeed(): number | undefined {
  * Registers the conformance suite as vitest tests: one `it` per property, named after it, so the
  * runner's summary counts them. Properties the backend's capabilities rule out are `it.skip`
  * with the reason in the title; if `unavailableReason()` is non-null every test skips with it.
- * A failure's message carries the seed and path that replay it. SWITCHYARD_SEED and
+ * A failure's message carries the seed and path that replay it. Malformed capabilities register
+ * one failing test, `capabilities`, whose error names the bad fields. SWITCHYARD_SEED and
  * SWITCHYARD_DEEP=1 in the environment set `seed` and `deep` when the options do not.
  *
  * ```ts
@@ -35,9 +37,20 @@ export function describeConformance(backend: Backend, options: VitestConformance
   const numRuns = options.numRuns ?? (deep ? DEEP_RUNS : QUICK_RUNS);
   const seed = options.seed ?? envSeed() ?? (Math.random() * 0x7fffffff) | 0;
   const timeout = options.testTimeoutMs ?? (deep ? 30 : 5) * 60_000;
+  let caps: Capabilities;
+  try {
+    caps = validateCapabilities(String(backend.name), backend.capabilities);
+  } catch (e) {
+    describe(`conformance: ${backend.name}`, () => {
+      it("capabilities", () => {
+        throw e;
+      });
+    });
+    return;
+  }
   const ctx: PropertyContext = {
     backend,
-    caps: backend.capabilities,
+    caps,
     deep,
     sessionOptions: { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS },
   };
@@ -45,7 +58,7 @@ export function describeConformance(backend: Backend, options: VitestConformance
   describe(`conformance: ${backend.name} (seed ${seed}${deep ? ", deep" : ""})`, () => {
     for (const property of selectProperties(PROPERTIES, options.only)) {
       const tag = property.required ? "" : " [gated]";
-      const reason = property.skipReason(backend.capabilities, deep);
+      const reason = property.skipReason(caps, deep);
       if (reason !== null) {
         it.skip(`${property.name}${tag} (skipped: ${reason})`, () => {});
         continue;

@@ -7,7 +7,7 @@ import {
   validateConfig,
 } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
-import { runConformance } from "../src/index.js";
+import { CapabilitiesError, runConformance, validateCapabilities } from "../src/index.js";
 import { describeConformance } from "../src/vitest.js";
 
 const caps: Capabilities = {
@@ -91,3 +91,49 @@ describeConformance(
   { ...limited, name: "away", unavailableReason: async () => "no device here" },
   { only: "dispatch/rows" },
 );
+
+describe("validateCapabilities", () => {
+  const good = referenceBackend.capabilities;
+
+  it("accepts the reference backend's and these narrower ones", () => {
+    expect(validateCapabilities("reference", good)).toBe(good);
+    expect(validateCapabilities("limited", caps)).toBe(caps);
+  });
+
+  it("names a missing field and what it may hold", () => {
+    const { maxTopK: _, ...rest } = good;
+    expect(() => validateCapabilities("vendor", rest)).toThrow(CapabilitiesError);
+    expect(() => validateCapabilities("vendor", rest)).toThrow(
+      /backend vendor declares bad capabilities[\s\S]*maxTopK = undefined: an integer in \[1, 4096\]/,
+    );
+  });
+
+  it("names every bad value at once", () => {
+    const bad = { ...good, layouts: ["masked", "packed"], maxRanks: -1, dpGroups: "yes", stats: 1 };
+    try {
+      validateCapabilities("vendor", bad);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(CapabilitiesError);
+      const problems = (e as CapabilitiesError).problems;
+      expect(problems.map((p) => p.field)).toEqual(["layouts", "maxRanks", "dpGroups", "stats"]);
+      expect(problems[0].allowed).toContain('"masked", "contiguous"');
+      expect((e as Error).message).toContain('dpGroups = "yes": true or false');
+    }
+  });
+
+  it("refuses a non-object, empty lists, and a hiddenMultiple above maxHidden", () => {
+    expect(() => validateCapabilities("v", null)).toThrow(/capabilities = null: an object with layouts/);
+    expect(() => validateCapabilities("v", { ...good, inputDtypes: [] })).toThrow(/inputDtypes = \[\]/);
+    expect(() => validateCapabilities("v", { ...good, maxHidden: 64, hiddenMultiple: 128 })).toThrow(
+      /hiddenMultiple = 128: at most maxHidden \(64\)/,
+    );
+  });
+
+  it("stops runConformance before anything runs, with the named error", async () => {
+    const broken = { ...limited, capabilities: { ...caps, maxHidden: undefined } } as unknown as Backend;
+    await expect(runConformance(broken, { only: "dispatch/rows" })).rejects.toThrow(
+      /maxHidden = undefined: an integer/,
+    );
+  });
+});

@@ -124,15 +124,132 @@ describe("switchyard command line", () => {
     const io = capture();
     expect(await runCli(args, io)).toBe(2);
     expect(io.stderr).toContain("unavailable: no device here");
-    expect(io.stdout).toMatch(/SKIP\s+dispatch\/rows/);
+    expect(io.stdout).toContain("not run: 1 property skipped, the backend is unavailable");
     expect(await runCli([...args, "--allow-unavailable"], capture())).toBe(0);
   });
 
   it("exits 2 on bad usage and unloadable modules", async () => {
     expect(await runCli(["conformance", "--bogus"], capture())).toBe(2);
-    expect(await runCli(["conformance", "--path", "1:2"], capture())).toBe(2);
     expect(await runCli(["conformance", "--backend", "./fixtures/emptyModule.mjs"], capture())).toBe(2);
     expect(await runCli(["nonsense"], capture())).toBe(2);
+  });
+});
+
+describe("switchyard command line: usage errors exit 2 before anything runs", () => {
+  async function refused(args: string[]): Promise<Captured> {
+    const io = capture();
+    expect(await runCli(args, io)).toBe(2);
+    expect(io.stderr).not.toMatch(/PASS|FAIL|SKIP/);
+    expect(io.stdout).toBe("");
+    return io;
+  }
+
+  it("--only matching no property names it and lists the properties", async () => {
+    const io = await refused(["conformance", "--only", "dispatch/rowz"]);
+    expect(io.stderr).toContain('--only dispatch/rowz: "dispatch/rowz" matches no property');
+    expect(io.stderr).toContain("dispatch/rows, dispatch/payload");
+  });
+
+  it("--path without --only and --seed, or with --only selecting several", async () => {
+    for (const args of [
+      ["--path", "1:2"],
+      ["--path", "1:2", "--only", "dispatch/rows"],
+      ["--path", "1:2", "--only", "dispatch", "--seed", "3"],
+    ]) {
+      const io = await refused(["conformance", ...args]);
+      expect(io.stderr).toContain(
+        "--path replays one failure: give it with --only <one property> and --seed",
+      );
+    }
+  });
+
+  it("an unwritable --json path, checked before the run", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "switchyard-"));
+    const io = await refused(["conformance", "--json", join(dir, "no", "such", "report.json")]);
+    expect(io.stderr).toMatch(/--json .*report\.json: folder .* does not exist/);
+    const folder = await refused(["conformance", "--json", dir]);
+    expect(folder.stderr).toContain("is a folder; give a file name");
+  });
+
+  it("a bad --runs or --seed names the flag", async () => {
+    expect((await refused(["conformance", "--runs", "0"])).stderr).toContain(
+      '--runs must be a positive integer, got "0"',
+    );
+    expect((await refused(["conformance", "--seed", "x"])).stderr).toContain(
+      '--seed must be an integer, got "x"',
+    );
+  });
+
+  it("an unknown backend name lists the known ones", async () => {
+    const io = await refused(["conformance", "--backend", "webgpuu"]);
+    expect(io.stderr).toContain('unknown backend "webgpuu": the known names are reference, webgpu, cuda');
+  });
+
+  it("malformed capabilities: the field and what is allowed", async () => {
+    const io = await refused(["conformance", "--backend", "./fixtures/badCapabilitiesModule.mjs"]);
+    expect(io.stderr).toContain("backend fixture-bad-caps declares bad capabilities");
+    expect(io.stderr).toContain("maxTopK = undefined: an integer in [1, 4096]");
+    expect(io.stderr).toContain(
+      'layouts = ["masked","packed"]: a non-empty array of distinct values from "masked", "contiguous"',
+    );
+  });
+});
+
+describe("switchyard command line: what it prints", () => {
+  it("--version prints the package's version", async () => {
+    const io = capture();
+    expect(await runCli(["--version"], io)).toBe(0);
+    const pkg = JSON.parse(await readFile(join(import.meta.dirname, "..", "package.json"), "utf8"));
+    expect(io.stdout).toBe(`switchyard ${pkg.version}\n`);
+  });
+
+  it("an unavailable backend: its reason first and once, no SKIP lines", async () => {
+    const io = capture();
+    const args = ["conformance", "--backend", "./fixtures/unavailableModule.mjs"];
+    expect(await runCli(args, io)).toBe(2);
+    expect(io.stderr.split("\n")[0]).toBe(
+      "backend fixture-unavailable is unavailable: no device here; run on a machine with one",
+    );
+    expect(io.stderr.match(/no device here/g)).toHaveLength(1);
+    expect(`${io.stdout}${io.stderr}`).not.toContain("SKIP");
+    expect(io.stdout).toBe(
+      "fixture-unavailable: not run: 31 properties skipped, the backend is unavailable\n",
+    );
+  });
+
+  it("one bug: one first failure, later ones with the same error collapsed, replays start with npx", async () => {
+    const io = capture();
+    const args = ["conformance", "--backend", "./fixtures/factoryModule.mjs", "--seed", "5"];
+    expect(
+      await runCli([...args, "--only", "input/rank,input/unexpected-scales,input/expert-output"], io),
+    ).toBe(1);
+    expect(io.stdout.match(/FIRST FAILURE/g)).toHaveLength(1);
+    expect(io.stdout).toContain("3 failed, 1 distinct error");
+    expect(io.stdout).toContain(
+      "the same error also failed 2 more: input/unexpected-scales, input/expert-output",
+    );
+    expect(io.stdout.match(/^ {2}step with the bad call/gm)).toHaveLength(1);
+    expect(io.stdout).toMatch(
+      /^ {2}replay: npx switchyard conformance --backend \.\/fixtures\/factoryModule\.mjs --only input\/rank --seed 5/m,
+    );
+  });
+
+  it("problem lines that differ only in the rank are one line naming the ranks", async () => {
+    const { collapseRanks } = await import("../src/cli/failures.js");
+    const error = [
+      "2 problem(s)",
+      "  rank 3 token 0: y = 1",
+      "  rank 3 token 1: y = 2",
+      "  rank 4 token 0: y = 1",
+      "  rank 4 token 1: y = 2",
+      "  rank 5 token 0: y = 9",
+    ].join("\n");
+    expect(collapseRanks(error).split("\n")).toEqual([
+      "2 problem(s)",
+      "  ranks 3, 4 token 0: y = 1",
+      "  ranks 3, 4 token 1: y = 2",
+      "  rank 5 token 0: y = 9",
+    ]);
   });
 });
 
@@ -236,7 +353,65 @@ describe("switchyard conformance interrupted", () => {
     expect(p.replay).toBe("--only combine/accuracy --seed 5");
     expect(io.stdout).toContain("interrupted while shrinking it");
     expect(io.stdout).toContain(
-      "rerun: switchyard conformance --backend ./fixtures/factoryModule.mjs --only combine/accuracy --seed 5",
+      "rerun: npx switchyard conformance --backend ./fixtures/factoryModule.mjs --only combine/accuracy --seed 5",
     );
+  });
+});
+
+describe("switchyard demo", () => {
+  async function demo(args: string[]): Promise<{ status: number; io: Captured }> {
+    const io = capture();
+    return { status: await runCli(["demo", ...args], io), io };
+  }
+
+  it("runs one step on the backend asked for and writes the picture", async () => {
+    const out = join(await mkdtemp(join(tmpdir(), "switchyard-")), "demo.svg");
+    const { status, io } = await demo([
+      "--backend",
+      "reference",
+      "--ranks",
+      "8",
+      "--experts",
+      "16",
+      "--out",
+      out,
+    ]);
+    expect(status).toBe(0);
+    expect(io.stdout).toContain("backend reference: one step");
+    expect(io.stdout).toContain("matches the reference");
+    expect(await readFile(out, "utf8")).toMatch(/^<svg/);
+  });
+
+  it("refuses an unknown backend, listing the known ones, and runs nothing", async () => {
+    const { status, io } = await demo(["--backend", "bogus"]);
+    expect(status).toBe(2);
+    expect(io.stderr).toContain('unknown backend "bogus": the known names are reference, webgpu, cuda');
+    expect(io.stdout).toBe("");
+  });
+
+  it("refuses a backend that cannot run here, with its reason, instead of running another", async () => {
+    const { status, io } = await demo(["--backend", "./fixtures/unavailableModule.mjs"]);
+    expect(status).toBe(2);
+    expect(io.stderr).toContain("backend fixture-unavailable is unavailable: no device here");
+    expect(io.stdout).toBe("");
+  });
+
+  it("speaks of flags, not config fields", async () => {
+    const bad = await demo(["--ranks", "x"]);
+    expect(bad.status).toBe(2);
+    expect(bad.io.stderr).toContain('--ranks must be a positive integer, got "x"');
+    const rule = await demo(["--experts", "30"]);
+    expect(rule.status).toBe(2);
+    expect(rule.io.stderr).toContain("--experts 30: must be a multiple of --ranks (4)");
+    expect(rule.io.stderr).not.toMatch(/EpConfig|maxTokensPerRank|dpSize/);
+    const dp = await demo(["--dp", "3"]);
+    expect(dp.io.stderr).toContain("--dp 3: must divide --ranks (4)");
+  });
+
+  it("refuses an --out path that cannot be written before the step", async () => {
+    const { status, io } = await demo(["--backend", "reference", "--out", "/no/such/folder/demo.svg"]);
+    expect(status).toBe(2);
+    expect(io.stderr).toContain("--out /no/such/folder/demo.svg: folder /no/such/folder does not exist");
+    expect(io.stdout).toBe("");
   });
 });

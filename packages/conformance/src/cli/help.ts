@@ -3,8 +3,9 @@ export const USAGE = `switchyard: expert-parallel dispatch / combine for Mixture
 usage:
   switchyard conformance [--backend <name|module>] [options]
       Runs the conformance suite against a backend and prints a table of properties.
-      --backend B           reference (default), webgpu, cuda, or a module path / package whose
-                            export \`backend\` is a Backend or \`createBackend()\` returns one
+      --backend B           reference (default), webgpu, cuda, or a module path / package name
+                            (found from the current folder) whose export \`backend\` is a Backend
+                            or \`createBackend()\` returns one
       --runs N              cases per property (default 15; 150 with --deep)
       --deep                bigger configs, more steps, more runs
       --seed S              fast-check seed (a failure prints the one to replay it with)
@@ -15,9 +16,12 @@ usage:
       --timeout-ms N        SessionOptions.timeoutMs for the backend (default 10000)
       --allow-unavailable   exit 0 when the backend cannot run here (all properties skipped)
       --list                list the properties and exit
-      exit status: 0 passed, 1 a property failed, 2 backend unavailable or bad usage,
+      exit status: 0 passed, 1 a property failed, 2 bad usage (checked before anything runs),
+      a backend that cannot be loaded, declares bad capabilities or is unavailable here,
       130 / 143 interrupted by SIGINT / SIGTERM (after printing and writing what finished)
-  switchyard demo [...]     one MoE step on the default backend, checked against the reference
+  switchyard demo [...]     one MoE step on a backend, checked against the reference
+                            (\`switchyard demo --help\` for its flags)
   switchyard bench [...]    latency / bandwidth tables (from @switchyard/cuda)
+  switchyard --version      the version
   switchyard --help         this text
 `;

@@ -20,7 +20,8 @@ export interface CliIo {
 export const processIo: CliIo = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
-  interactive: process.stderr.isTTY === true,
+  // The bin shim runs the command line in a child whose stderr is a pipe; it says when its own is a terminal.
+  interactive: process.stderr.isTTY === true || process.env.SWITCHYARD_STDERR_TTY === "1",
   cwd: process.cwd(),
   now: () => performance.now(),
   onInterrupt(handler) {

@@ -3,6 +3,14 @@ import { benchCommand } from "./bench.js";
 import { conformanceCommand } from "./conformance.js";
 import { USAGE } from "./help.js";
 import { type CliIo, processIo } from "./io.js";
+import { packageVersion } from "./version.js";
+
+/** Errors that mean "the command cannot start as asked": exit status 2, as the help documents. */
+const STATUS_2 = new Set(["UsageError", "BackendLoadError", "CapabilitiesError", "BackendUnavailableError"]);
+
+function isParseError(e: unknown): boolean {
+  return (e as { code?: string } | null)?.code?.startsWith("ERR_PARSE_ARGS") === true;
+}
 
 /** The `switchyard` command line: dispatches to a subcommand and returns the exit status. */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -15,6 +23,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       case "-h":
         io.out(USAGE);
         return 0;
+      case "--version":
+      case "-v":
+        io.out(`switchyard ${packageVersion()}\n`);
+        return 0;
       case "conformance":
         if (rest.includes("--help") || rest.includes("-h")) {
           io.out(USAGE);
@@ -22,7 +34,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
         }
         return await conformanceCommand(rest, io);
       case "demo":
-        return await runDemo(rest);
+        return await runDemo(rest, io);
       case "bench":
         return await benchCommand(rest, io);
       default:
@@ -30,11 +42,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
         return 2;
     }
   } catch (e) {
-    const usage =
-      e instanceof Error &&
-      (e.name === "UsageError" || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"));
+    const usage = isParseError(e) || (e instanceof Error && e.name === "UsageError");
+    const status2 = usage || (e instanceof Error && STATUS_2.has(e.name));
     io.err(`switchyard ${command}: ${e instanceof Error ? e.message : String(e)}\n`);
-    if (usage) io.err(`run \`switchyard --help\` for the options\n`);
-    return usage ? 2 : 1;
+    if (usage) io.err(`run \`switchyard ${command === "demo" ? "demo " : ""}--help\` for the options\n`);
+    return status2 ? 2 : 1;
   }
 }

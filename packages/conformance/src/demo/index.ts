@@ -1,43 +1,41 @@
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import {
-  type Backend,
-  computeLayout,
-  defineConfig,
-  describeLayout,
-  referenceBackend,
-} from "@switchyard/core";
+import { type Backend, BackendUnavailableError, computeLayout, describeLayout } from "@switchyard/core";
+import { validateCapabilities } from "../capabilities.js";
+import { loadBackend, unavailableReason } from "../cli/backend.js";
+import type { CliIo } from "../cli/io.js";
+import { checkWritable } from "../cli/usage.js";
+import { demoConfig } from "./flags.js";
 import { renderDemoSvg } from "./picture.js";
 import { demoInputs, runDemoStep } from "./step.js";
 
-const HELP = `switchyard demo: one MoE step on the default backend, checked against the reference
+const HELP = `switchyard demo: one MoE step on a backend, checked against the reference
 
-  --backend <webgpu|reference>  default webgpu, falling back to reference where no adapter can be had
+  --backend <name|module>       webgpu, reference, cuda, or a module path / package; without it
+                                webgpu, falling back to reference where no WebGPU adapter can be had
   --ranks N --experts N --topk N --hidden N --tokens N   world and step size (default 4, 32, 4, 512, 64)
   --dp N                        ranks per DP group (default 1)
   --layout <masked|contiguous>  default masked
   --fp8                         quantise to fp8-e4m3 on dispatch
   --seed N                      routing and data seed (default 1)
-  --out FILE                    picture to write (default switchyard-demo.svg)`;
+  --out FILE                    picture to write (default switchyard-demo.svg)
+  exit status: 0 matches the reference, 1 a mismatch, 2 bad usage or the backend cannot run here
+`;
 
-async function pickBackend(name: string | undefined): Promise<Backend> {
-  if (name === "reference") return referenceBackend;
-  const specifier = "@switchyard/webgpu-ref";
-  try {
-    const mod = (await import(specifier)) as { webgpuBackend: Backend };
-    const reason = await mod.webgpuBackend.unavailableReason();
-    if (reason === null) return mod.webgpuBackend;
-    if (name === "webgpu") throw new Error(`webgpu backend unavailable: ${reason}`);
-    console.log(`webgpu backend unavailable (${reason}); using the reference backend`);
-  } catch (e) {
-    if (name === "webgpu") throw e;
-    console.log(`webgpu backend could not be loaded (${(e as Error).message}); using the reference backend`);
-  }
-  return referenceBackend;
+/** The backend asked for, or (none asked for) webgpu where it can run, else the reference. */
+async function pickBackend(name: string | undefined, io: CliIo): Promise<Backend> {
+  const backend = await loadBackend(name ?? "webgpu", io.cwd);
+  validateCapabilities(String(backend.name), backend.capabilities);
+  const why = await unavailableReason(backend);
+  if (why === null) return backend;
+  if (name !== undefined) throw new BackendUnavailableError(String(backend.name), why);
+  io.err(`webgpu backend unavailable (${why}); using the reference backend\n`);
+  return loadBackend("reference", io.cwd);
 }
 
 /** `switchyard demo`. Returns the process exit code. */
-export async function runDemo(argv: string[]): Promise<number> {
+export async function runDemo(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -54,40 +52,31 @@ export async function runDemo(argv: string[]): Promise<number> {
       out: { type: "string", default: "switchyard-demo.svg" },
       help: { type: "boolean", short: "h", default: false },
     },
+    strict: true,
+    allowPositionals: false,
   });
   if (values.help) {
-    console.log(HELP);
+    io.out(HELP);
     return 0;
   }
-  const tokens = Number(values.tokens);
-  const config = defineConfig({
-    ranks: Number(values.ranks),
-    dpSize: Number(values.dp),
-    experts: Number(values.experts),
-    topK: Number(values.topk),
-    hidden: Number(values.hidden),
-    maxTokensPerRank: tokens,
-    dispatchDtype: values.fp8 ? "fp8-e4m3" : "bf16",
-    layout: values.layout as "masked" | "contiguous",
-    expertAlignment: values.layout === "contiguous" ? 16 : 1,
-  });
-  const backend = await pickBackend(values.backend);
-  const inputs = demoInputs(config, tokens, Number(values.seed));
+  const { config, tokens, seed } = demoConfig(values);
+  await checkWritable("--out", values.out, io.cwd);
+  const backend = await pickBackend(values.backend, io);
+  const inputs = demoInputs(config, tokens, seed);
   const outcome = await runDemoStep(backend, config, inputs);
   const maxLoad = Math.max(1, ...outcome.rowsPerRank);
-  console.log(`backend ${backend.name}: one step in ${outcome.ms.toFixed(1)} ms`);
+  io.out(`backend ${backend.name}: one step in ${outcome.ms.toFixed(1)} ms\n`);
   outcome.rowsPerRank.forEach((n, r) => {
-    console.log(
-      `  rank ${String(r).padStart(2)} receives ${String(n).padStart(5)} rows ${"#".repeat(Math.round((n / maxLoad) * 40))}`,
-    );
+    const bar = "#".repeat(Math.round((n / maxLoad) * 40));
+    io.out(`  rank ${String(r).padStart(2)} receives ${String(n).padStart(5)} rows ${bar}\n`);
   });
-  console.log(`memory per rank:\n${describeLayout(computeLayout(config)).replace(/^/gm, "  ")}`);
-  writeFileSync(values.out, renderDemoSvg(config, outcome, backend.name));
+  io.out(`memory per rank:\n${describeLayout(computeLayout(config)).replace(/^/gm, "  ")}\n`);
+  writeFileSync(resolve(io.cwd, values.out), renderDemoSvg(config, outcome, backend.name));
   const ok = outcome.dispatchMismatches === 0 && outcome.combineMismatches === 0;
-  console.log(
+  io.out(
     ok
-      ? `matches the reference: dispatch rows bit-exact, combine bit-identical. Picture: ${values.out}`
-      : `MISMATCH: ${outcome.dispatchMismatches} dispatch rows, ${outcome.combineMismatches} combine values (max |diff| ${outcome.maxCombineError}). Picture: ${values.out}`,
+      ? `matches the reference: dispatch rows bit-exact, combine bit-identical. Picture: ${values.out}\n`
+      : `MISMATCH: ${outcome.dispatchMismatches} dispatch rows, ${outcome.combineMismatches} combine values (max |diff| ${outcome.maxCombineError}). Picture: ${values.out}\n`,
   );
   return ok ? 0 : 1;
 }

@@ -1,4 +1,5 @@
 import { type Backend, type Capabilities, DEFAULT_TIMEOUT_MS, referenceBackend } from "@switchyard/core";
+import { validateCapabilities } from "../capabilities.js";
 import type { PropertyContext } from "../property.js";
 import { coreApiFuzz } from "./coreApi.js";
 import { emptyCounts, type FuzzCounts, formatCounts } from "./counts.js";
@@ -61,7 +62,7 @@ async function run(
 ): Promise<FuzzReport> {
   const ctx: PropertyContext = {
     backend,
-    caps: narrowed(backend.capabilities, options),
+    caps: narrowed(validateCapabilities(String(backend.name), backend.capabilities), options),
     deep: false,
     sessionOptions: { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS },
   };

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// `npm test`: build, lint, typecheck, every package's tests (vitest, each leaving a JSON report),
+// the backend template installed out of tree against the suite, then one closing line adding up
+// every report (scripts/test-summary.mjs). Dawn's adapter-limit notices (native, on stderr, with
+// nothing to act on) are left out of the output.
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+const DAWN_NOTICE = /Warning: \w+ artificially reduced from \d+ to \d+/;
+const REPORT = ".vitest-report.json";
+
+/** Runs a command in the repository root, its output passed through less Dawn's notices. */
+function run(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ["inherit", "pipe", "pipe"] });
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      let pending = "";
+      from.setEncoding("utf8");
+      from.on("data", (chunk) => {
+        const lines = (pending + chunk).split("\n");
+        pending = lines.pop();
+        const kept = lines.filter((l) => !DAWN_NOTICE.test(l));
+        if (kept.length > 0) to.write(`${kept.join("\n")}\n`);
+      });
+      from.on("end", () => {
+        if (pending !== "" && !DAWN_NOTICE.test(pending)) to.write(pending);
+      });
+    }
+    child.on("close", (code) => resolve(code ?? 1));
+  });
+}
+
+for (const dir of [
+  "packages/core",
+  "packages/conformance",
+  "packages/webgpu-ref",
+  "packages/cuda",
+  "templates/backend",
+])
+  rmSync(join(root, dir, REPORT), { force: true });
+
+const vitestArgs = ["--reporter=default", "--reporter=json", `--outputFile.json=${REPORT}`];
+const steps = [
+  ["build", "npx", ["turbo", "run", "build"]],
+  ["lint", "npx", ["biome", "ci", "."]],
+  ["typecheck", "npx", ["turbo", "run", "typecheck"]],
+  ["test", "npx", ["turbo", "run", "test", "--concurrency=1", "--", ...vitestArgs]],
+  ["template", "bash", ["scripts/check-template.sh"]],
+];
+const failed = [];
+for (const [name, command, args] of steps) {
+  const code = await run(command, args);
+  if (code !== 0) failed.push(name);
+  // Without a build nothing later can run; the other steps each say something on their own.
+  if (code !== 0 && name === "build") break;
+}
+if (failed.length > 0) console.log(`\nfailed steps: ${failed.join(", ")}`);
+const summary = await run("node", ["scripts/test-summary.mjs"]);
+process.exitCode = failed.length > 0 || summary !== 0 ? 1 : 0;
