@@ -10,6 +10,8 @@ import {
   staleCounts,
   swappedProvenance,
 } from "./dispatch.js";
+import { strictBlockScale } from "./fp8.js";
+import { hangsOnMissingRank, reusedBuffers } from "./lifetime.js";
 import { anonymousTimeout, lateRefusal, laxPhases, lenientIndices } from "./session.js";
 import { statsStale, statsTokensNotRows } from "./stats.js";
 
@@ -18,6 +20,10 @@ export interface BrokenCase {
   backend: Backend;
   /** Properties that must fail. */
   targets: string[];
+  /** Options of the run beyond the shared seed and runs. */
+  options?: { shrinkTimeMs?: number };
+  /** The most a target's run may take, shrinking included (ms). */
+  maxMs?: number;
 }
 
 export const BROKEN: readonly BrokenCase[] = [
@@ -40,4 +46,13 @@ export const BROKEN: readonly BrokenCase[] = [
   { backend: anonymousTimeout, targets: ["session/missing-rank"] },
   { backend: statsTokensNotRows, targets: ["session/stats"] },
   { backend: statsStale, targets: ["session/stats"] },
+  { backend: strictBlockScale, targets: ["dispatch/fp8/quantize"] },
+  { backend: reusedBuffers, targets: ["session/back-to-back"] },
+  {
+    backend: hangsOnMissingRank,
+    targets: ["session/missing-rank"],
+    options: { shrinkTimeMs: 2_000 },
+    // one hung run (5.3 s), 2 s of shrinking, the hung run in flight then: far below the ~2 min unbounded
+    maxMs: 30_000,
+  },
 ];
