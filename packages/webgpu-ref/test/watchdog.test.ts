@@ -14,29 +14,28 @@ const input = {
   topkWeights: Float32Array.from([1, 1]),
 };
 
-async function timing<T>(p: Promise<T>): Promise<{ error: unknown; ms: number }> {
-  const t = Date.now();
+/** What `p` rejects with (null if it fulfils). */
+async function settled<T>(p: Promise<T>): Promise<{ error: unknown }> {
   const error = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  return { error, ms: Date.now() - t };
+  return { error };
 }
 
 describe("watchdog: a WebGPU promise that never settles becomes a named timeout", () => {
   it("rejects with WebGpuError kind timeout naming the call and what hung", async () => {
-    const { error, ms } = await timing(watchdog(never(), 50, "dispatchRecv(rank 1)", "popErrorScope"));
+    const { error } = await settled(watchdog(never(), 50, "dispatchRecv(rank 1)", "popErrorScope"));
     expect(error).toBeInstanceOf(WebGpuError);
     expect((error as WebGpuError).kind).toBe("timeout");
     expect((error as Error).message).toMatch(
       /dispatchRecv\(rank 1\): timeout: popErrorScope did not answer within 50 ms/,
     );
-    expect(ms).toBeLessThan(5000);
   });
 
   it("a hung requestAdapter or requestDevice makes the backend unavailable, saying which", async () => {
     const hungAdapter = { requestAdapter: () => never() } as unknown as GPU;
-    const a = await timing(openAdapterAndDevice(hungAdapter, 50));
+    const a = await settled(openAdapterAndDevice(hungAdapter, 50));
     expect(a.error).toBeInstanceOf(BackendUnavailableError);
     expect((a.error as Error).message).toMatch(
       /requestAdapter failed: .*requestAdapter did not answer within 50 ms/,
@@ -46,7 +45,7 @@ describe("watchdog: a WebGPU promise that never settles becomes a named timeout"
       requestDevice: () => never(),
     };
     const hungDevice = { requestAdapter: async () => adapter } as unknown as GPU;
-    const d = await timing(openAdapterAndDevice(hungDevice, 50));
+    const d = await settled(openAdapterAndDevice(hungDevice, 50));
     expect((d.error as Error).message).toMatch(
       /requestDevice failed: .*requestDevice did not answer within 50 ms/,
     );
@@ -61,7 +60,7 @@ describe("watchdog: a WebGPU promise that never settles becomes a named timeout"
       return never();
     };
     try {
-      const { error } = await timing(s.dispatchSend(0, input));
+      const { error } = await settled(s.dispatchSend(0, input));
       expect(error).toBeInstanceOf(WebGpuError);
       expect((error as Error).message).toMatch(/timeout: popErrorScope did not answer within 300 ms/);
     } finally {
@@ -76,7 +75,7 @@ describe("watchdog: a WebGPU promise that never settles becomes a named timeout"
     const real = device.queue.onSubmittedWorkDone;
     device.queue.onSubmittedWorkDone = () => never();
     try {
-      const { error } = await timing(s.destroy());
+      const { error } = await settled(s.destroy());
       expect(error).toBeInstanceOf(WebGpuError);
       expect((error as Error).message).toMatch(
         /destroy: timeout: the queue drain \(onSubmittedWorkDone\) did not answer/,
