@@ -35,6 +35,8 @@ export interface ServeOptions {
 
 /** A running unique-id server: `done` resolves once every rank confirmed the id, rejects on timeout or a server error. */
 export interface UniqueIdServer {
+  /** The address it listens on (only that one). */
+  readonly address: string;
   readonly port: number;
   readonly done: Promise<void>;
   close(): void;
@@ -49,9 +51,14 @@ export interface UniqueIdServer {
  */
 export function serveUniqueId(o: ServeOptions): Promise<UniqueIdServer> {
   const where = `serveUniqueId(${o.host}:${o.port})`;
-  const keys = deriveKeys(o.secret, where);
-  if (!Number.isInteger(o.worldSize) || o.worldSize < 1)
-    throw new RendezvousError(where, `worldSize ${o.worldSize} is not a positive integer`);
+  let keys: ReturnType<typeof deriveKeys>;
+  try {
+    keys = deriveKeys(o.secret, where);
+    if (!Number.isInteger(o.worldSize) || o.worldSize < 1)
+      throw new RendezvousError(where, `worldSize ${o.worldSize} is not a positive integer`);
+  } catch (e) {
+    return Promise.reject(e);
+  }
   const handshakeMs = o.handshakeMs ?? 10_000;
   const acked = new Set<number>();
   const sockets = new Set<Socket>();
@@ -150,8 +157,10 @@ export function serveUniqueId(o: ServeOptions): Promise<UniqueIdServer> {
       listening = true;
       const addr = server.address();
       const port = typeof addr === "object" && addr ? addr.port : o.port;
+      const address = typeof addr === "object" && addr ? addr.address : o.host;
       if (o.worldSize === 1) finish();
       resolveServer({
+        address,
         port,
         done,
         close: () => finish(new RendezvousError(where, "closed before every rank had the id")),

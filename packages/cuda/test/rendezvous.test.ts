@@ -65,6 +65,7 @@ function contains(haystack: Buffer, needle: Uint8Array): boolean {
 describe("unique-id rendezvous over loopback", () => {
   it("rank 0 serves the id to every rank of its job, then closes", async () => {
     const server = await serve(4);
+    expect(server.address).toBe("127.0.0.1"); // the configured address only, not every interface
     const got = await Promise.all([1, 2, 3].map((r) => fetch(server.port, r, 4)));
     for (const g of got) expect(g).toEqual(id);
     await server.done;
