@@ -39,6 +39,12 @@ export interface PropertyRunParams {
   shrink: boolean;
   /** Fails a single run that takes longer than this. */
   runTimeoutMs: number;
+  /**
+   * Shrinking stops once this long has passed since the first failure (default
+   * DEFAULT_SHRINK_TIME_MS), reporting the smallest failing case found so far: a backend that hangs
+   * costs one run's limit per shrinking step, which must not add up without bound.
+   */
+  shrinkTimeMs?: number;
   /** Called before every run (for progress). */
   onRun?: () => void;
   /**
@@ -75,6 +81,9 @@ export interface ConformanceProperty {
   run(ctx: PropertyContext, params: PropertyRunParams): Promise<PropertyOutcome>;
 }
 
+/** The default of `shrinkTimeMs`: 30 s of shrinking at most after the first failure. */
+export const DEFAULT_SHRINK_TIME_MS = 30_000;
+
 /** The error's message; for a backend's own error (directly or as the cause of a mismatch), its top frames too. */
 function describeError(e: unknown): string {
   const mismatch = errorName(e) === "ConformanceMismatch";
@@ -101,13 +110,21 @@ export function defineProperty<C>(spec: PropertySpec<C>): ConformanceProperty {
       if ("reason" in space) throw new Error(`${spec.name}: cannot run: ${space.reason}`);
       let inFlight = 0; // the run whose check has not ended yet (0: none)
       let started = 0;
+      let failedAt: number | null = null; // when the first failure was seen (shrinking since)
+      const shrinkTimeMs = params.shrinkTimeMs ?? DEFAULT_SHRINK_TIME_MS;
       const property = fc.asyncProperty(spec.arbitrary(space.space, ctx), async (value) => {
         // Let timers and I/O (progress output, a test runner's RPC) through between runs.
         await new Promise((resolve) => setImmediate(resolve));
         // Interrupted: fast-check stops here, before another case.
         if (params.signal?.aborted) throw new fc.PreconditionFailure(true);
         // A check still running was abandoned by fc.timeout, which failed its run.
-        if (inFlight !== 0) params.onRunEnd?.("fail", `the case ran longer than ${params.runTimeoutMs} ms`);
+        if (inFlight !== 0) {
+          failedAt ??= performance.now();
+          params.onRunEnd?.("fail", `the case ran longer than ${params.runTimeoutMs} ms`);
+        }
+        // Shrinking past its budget: fast-check stops and reports the smallest failure so far.
+        if (failedAt !== null && performance.now() - failedAt > shrinkTimeMs)
+          throw new fc.PreconditionFailure(true);
         const id = ++started;
         inFlight = id;
         params.onRun?.();
@@ -120,7 +137,10 @@ export function defineProperty<C>(spec: PropertySpec<C>): ConformanceProperty {
           await spec.check(ctx, value);
         } catch (e) {
           if (fc.PreconditionFailure.isFailure(e)) end("skip");
-          else end("fail", describeError(e));
+          else {
+            failedAt ??= performance.now();
+            end("fail", describeError(e));
+          }
           throw e;
         }
         end("pass");

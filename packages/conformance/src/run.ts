@@ -195,6 +195,7 @@ async function runOne(
       ...(options.path !== undefined ? { path: options.path } : {}),
       shrink: options.shrink ?? true,
       runTimeoutMs: options.runTimeoutMs ?? 120_000,
+      ...(options.shrinkTimeMs !== undefined ? { shrinkTimeMs: options.shrinkTimeMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       onRun: () =>
         options.onProgress?.({

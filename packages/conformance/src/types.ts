@@ -16,6 +16,8 @@ export interface ConformanceOptions {
   timeoutMs?: number;
   /** A single run (one generated case) taking longer than this fails (default 120 s). */
   runTimeoutMs?: number;
+  /** Shrinking a failure stops after this long, keeping the smallest case so far (default 30 s). */
+  shrinkTimeMs?: number;
   /** Progress: each property's start and end, and every run. */
   onProgress?: (event: ProgressEvent) => void;
   /**

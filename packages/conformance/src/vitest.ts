@@ -75,6 +75,7 @@ export function describeConformance(backend: Backend, options: VitestConformance
             ...(options.path !== undefined ? { path: options.path } : {}),
             shrink: options.shrink ?? true,
             runTimeoutMs: options.runTimeoutMs ?? 120_000,
+            ...(options.shrinkTimeMs !== undefined ? { shrinkTimeMs: options.shrinkTimeMs } : {}),
           });
           if (outcome.failed) {
             throw new Error(

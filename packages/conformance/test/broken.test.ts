@@ -6,15 +6,16 @@ import { BROKEN } from "./broken/index.js";
 const SEED = 20240611;
 
 describe("the suite catches deliberately broken backends", () => {
-  for (const { backend, targets } of BROKEN) {
+  for (const { backend, targets, options, maxMs } of BROKEN) {
     it(`${backend.name} fails ${targets.join(", ")}`, async () => {
-      const report = await runConformance(backend, { only: targets, seed: SEED, numRuns: 20 });
+      const report = await runConformance(backend, { only: targets, seed: SEED, numRuns: 20, ...options });
       for (const name of targets) {
         const r = report.results.find((x) => x.name === name);
         expect(r?.status, `${name} against ${backend.name}: ${r?.error}`).toBe("fail");
         expect(r?.seed).toBe(SEED);
         expect(r?.path).toMatch(/^\d+(:\d+)*$/);
         expect(r?.replay).toContain(`--seed ${SEED} --path ${r?.path}`);
+        if (maxMs !== undefined) expect(r?.durationMs, `${name} took too long to shrink`).toBeLessThan(maxMs);
       }
     });
   }

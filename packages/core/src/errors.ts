@@ -121,3 +121,17 @@ export class UnsupportedError extends SwitchyardError {
     super(`backend ${backend} does not support ${detail}`);
   }
 }
+
+/** A session would need more memory than the backend can or may allocate. Thrown before allocating. */
+export class ResourceError extends SwitchyardError {
+  override name = "ResourceError";
+  constructor(
+    readonly backend: string,
+    readonly what: string,
+    readonly bytes: number,
+    readonly limit: number,
+    hint: string,
+  ) {
+    super(`backend ${backend}: ${what} needs ${bytes} bytes, over the limit of ${limit} bytes; ${hint}`);
+  }
+}

@@ -11,6 +11,8 @@ export * from "./codec/fp8.js";
 export * from "./config.js";
 export * from "./dtype.js";
 export * from "./errors.js";
+export * from "./hostMemory.js";
+export * from "./inputCopy.js";
 export * from "./layout/layout.js";
 export * from "./layout/params.js";
 export * from "./layout/region.js";

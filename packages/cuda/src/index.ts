@@ -13,7 +13,13 @@ export {
   RankEndpoint,
   type RecvIntoArgs,
 } from "./endpoint.js";
-export { type EnvStartOptions, type LaunchEnv, parseLaunchEnv, startFromEnv } from "./envStart.js";
+export {
+  DEFAULT_COLLECTIVE_TIMEOUT_MS,
+  type EnvStartOptions,
+  type LaunchEnv,
+  parseLaunchEnv,
+  startFromEnv,
+} from "./envStart.js";
 export { mapNativeError, NativeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
 export { visibleGpuCount } from "./gpus.js";
 export { type LaunchOptions, WorkerGroup } from "./launcher.js";
@@ -22,7 +28,14 @@ export type * from "./native/types.js";
 export { OUTPUT_ENV, type OutputMode, outputModeFor } from "./output.js";
 export { packParams } from "./params.js";
 export { drainPool } from "./pool.js";
-export { fetchUniqueId, serveUniqueId, type UniqueIdServer } from "./rendezvous.js";
+export {
+  type FetchOptions,
+  fetchUniqueId,
+  RendezvousError,
+  type ServeOptions,
+  serveUniqueId,
+  type UniqueIdServer,
+} from "./rendezvous.js";
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
 export {
   DEFAULT_STAGING_BUDGET,

@@ -9,12 +9,13 @@ import {
   type RankInput,
   type Session,
   type StepStats,
+  takeRankInput,
   validateExpertOut,
   validateRank,
-  validateRankInput,
 } from "@switchyard/core";
 import type { WorkerGroup } from "./launcher.js";
 import { releaseGroup } from "./pool.js";
+import { RankQueue } from "./rankQueue.js";
 import { SessionStats } from "./sessionStats.js";
 import type { WithStats } from "./worker/rankState.js";
 
@@ -57,6 +58,8 @@ export class CudaSession implements Session {
   private broken: Error | null = null;
   private readonly ipcTimeoutMs: number;
   private readonly recorder: SessionStats;
+  /** A rank's calls run one after another: a second call waits for the first's phase to advance. */
+  private readonly queue: RankQueue;
 
   private constructor(
     readonly config: Readonly<EpConfig>,
@@ -67,6 +70,7 @@ export class CudaSession implements Session {
     this.layout = computeLayout(config);
     this.phases = new PhaseTracker(config.ranks);
     this.recorder = new SessionStats(config);
+    this.queue = new RankQueue(config.ranks);
     this.ipcTimeoutMs = timeoutMs + IPC_SLACK_MS;
     group.onFailure((e) => {
       this.broken ??= e;
@@ -104,38 +108,51 @@ export class CudaSession implements Session {
 
   async dispatchSend(rank: number, input: RankInput): Promise<void> {
     this.enter(rank);
-    validateRankInput(this.config, rank, input);
-    this.phases.check(rank, "dispatchSend");
-    await this.forward(rank, "dispatchSend", { input });
-    this.recorder.dispatchSend(rank, this.phases.step(rank), input.topkIdx);
-    this.phases.advance(rank, "dispatchSend");
+    // Checked and copied when the call is made; the copy is what the worker gets.
+    const kept = takeRankInput(this.config, rank, input).input;
+    return this.queue.run(rank, async () => {
+      this.enter(rank);
+      this.phases.check(rank, "dispatchSend");
+      await this.forward(rank, "dispatchSend", { input: kept });
+      this.recorder.dispatchSend(rank, this.phases.step(rank), kept.topkIdx);
+      this.phases.advance(rank, "dispatchSend");
+    });
   }
 
   async dispatchRecv(rank: number): Promise<DispatchResult> {
     this.enter(rank);
-    this.phases.check(rank, "dispatchRecv");
-    const r = await this.forward<WithStats<DispatchResult>>(rank, "dispatchRecv");
-    this.recorder.dispatchRecv(rank, r.value.sourceCounts, r.stats);
-    this.phases.advance(rank, "dispatchRecv");
-    return r.value;
+    return this.queue.run(rank, async () => {
+      this.enter(rank);
+      this.phases.check(rank, "dispatchRecv");
+      const r = await this.forward<WithStats<DispatchResult>>(rank, "dispatchRecv");
+      this.recorder.dispatchRecv(rank, r.value.sourceCounts, r.stats);
+      this.phases.advance(rank, "dispatchRecv");
+      return r.value;
+    });
   }
 
   async combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
     this.enter(rank);
-    this.phases.check(rank, "combineSend");
-    validateExpertOut(rank, this.layout.rows, this.config.hidden, expertOut);
-    await this.forward(rank, "combineSend", { expertOut });
-    this.recorder.combineSend(rank);
-    this.phases.advance(rank, "combineSend");
+    return this.queue.run(rank, async () => {
+      this.enter(rank);
+      this.phases.check(rank, "combineSend");
+      validateExpertOut(rank, this.layout.rows, this.config.hidden, expertOut);
+      await this.forward(rank, "combineSend", { expertOut });
+      this.recorder.combineSend(rank);
+      this.phases.advance(rank, "combineSend");
+    });
   }
 
   async combineRecv(rank: number): Promise<Uint16Array> {
     this.enter(rank);
-    this.phases.check(rank, "combineRecv");
-    const r = await this.forward<WithStats<Uint16Array>>(rank, "combineRecv");
-    this.recorder.combineRecv(rank, r.stats);
-    this.phases.advance(rank, "combineRecv");
-    return r.value;
+    return this.queue.run(rank, async () => {
+      this.enter(rank);
+      this.phases.check(rank, "combineRecv");
+      const r = await this.forward<WithStats<Uint16Array>>(rank, "combineRecv");
+      this.recorder.combineRecv(rank, r.stats);
+      this.phases.advance(rank, "combineRecv");
+      return r.value;
+    });
   }
 
   /**

@@ -68,7 +68,7 @@ describe("rank-failure world orchestration (stand-in workers, no GPU)", () => {
     expect(lines[0]).toMatch(
       /^PASS fault: kill rank 1 in dispatchSend \(R3, timeout 300 ms\): 2 other rank\(s\) failed in dispatch recv naming rank 1/,
     );
-  }, 90_000);
+  }, 120_000);
 
   it("reports a survivor that fails too late, and a world whose workers refuse the hook", async () => {
     const late = await runFaultCase("combineSend", "kill", 1, {
@@ -92,5 +92,5 @@ describe("rank-failure world orchestration (stand-in workers, no GPU)", () => {
     });
     expect(noHooks.ok).toBe(false);
     expect(noHooks.problems.join()).toMatch(/the world failed: Error: worker: test hooks are off/);
-  }, 30_000);
+  }, 120_000);
 });

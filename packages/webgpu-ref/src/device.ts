@@ -1,4 +1,5 @@
 import { BackendUnavailableError } from "@switchyard/core";
+import { openAdapterAndDevice } from "./adapter.js";
 
 /** The one WebGPU device this process shares between sessions, with what we learnt about it. */
 export interface DeviceHandle {
@@ -16,10 +17,6 @@ export interface DeviceHandle {
   readonly cache: Map<string, unknown>;
 }
 
-const SETUP_HINT =
-  "on a machine without a GPU run `bash scripts/setup-vulkan.sh` as root (it installs Mesa's lavapipe, " +
-  "a CPU Vulkan driver, Mesa >= 25); with a GPU, install its Vulkan driver";
-
 let pending: Promise<DeviceHandle> | null = null;
 
 async function open(): Promise<DeviceHandle> {
@@ -34,34 +31,7 @@ async function open(): Promise<DeviceHandle> {
     );
   }
   const gpu = mod.create([]);
-  let adapter: GPUAdapter | null = null;
-  try {
-    adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
-  } catch (e) {
-    throw new BackendUnavailableError(
-      "webgpu",
-      `requestAdapter failed: ${(e as Error).message}; ${SETUP_HINT}`,
-    );
-  }
-  if (!adapter)
-    throw new BackendUnavailableError(
-      "webgpu",
-      `no WebGPU adapter (Dawn found no Vulkan device); ${SETUP_HINT}`,
-    );
-  const want = adapter.limits;
-  let device: GPUDevice;
-  try {
-    device = await adapter.requestDevice({
-      requiredLimits: {
-        maxStorageBufferBindingSize: want.maxStorageBufferBindingSize,
-        maxBufferSize: want.maxBufferSize,
-        maxStorageBuffersPerShaderStage: Math.min(want.maxStorageBuffersPerShaderStage, 10),
-        maxComputeWorkgroupsPerDimension: want.maxComputeWorkgroupsPerDimension,
-      },
-    });
-  } catch (e) {
-    throw new BackendUnavailableError("webgpu", `requestDevice failed: ${(e as Error).message}`);
-  }
+  const { adapter, device } = await openAdapterAndDevice(gpu);
   const info = adapter.info;
   const handle: DeviceHandle = {
     gpu,

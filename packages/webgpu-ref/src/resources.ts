@@ -3,6 +3,7 @@ import type { DeviceHandle } from "./device.js";
 import { WebGpuError } from "./errors.js";
 import { BufferUsage } from "./gpu.js";
 import type { SessionPlan } from "./plan.js";
+import { OPEN_TIMEOUT_MS, watchdog } from "./watchdog.js";
 
 /**
  * A session's buffers.
@@ -64,8 +65,12 @@ export class Resources {
     } catch (e) {
       thrown = e;
     }
-    const validation = await device.popErrorScope();
-    const oom = await device.popErrorScope();
+    const [validation, oom] = await watchdog(
+      Promise.all([device.popErrorScope(), device.popErrorScope()]),
+      OPEN_TIMEOUT_MS,
+      "createSession",
+      "popErrorScope",
+    );
     if (thrown || validation || oom) {
       res?.destroy();
       const bytes = plan.R * (plan.layout.symmetricBytes + plan.layout.localBytes + plan.work.bytes);

@@ -12,10 +12,10 @@ import {
   type SessionOptions,
   type StepStats,
   statsPosition,
+  takeRankInput,
   validateConfig,
   validateExpertOut,
   validateRank,
-  validateRankInput,
 } from "@switchyard/core";
 import { acquireDevice } from "./device.js";
 import { planSession, type SessionPlan } from "./plan.js";
@@ -28,6 +28,7 @@ import { dispatchRecv } from "./stages/dispatchRecv.js";
 import { dispatchSend } from "./stages/dispatchSend.js";
 import { readStats } from "./stats.js";
 import { Engine, Submission } from "./submission.js";
+import { watchdog } from "./watchdog.js";
 
 export interface WebGpuSessionOptions extends SessionOptions {
   /**
@@ -35,6 +36,11 @@ export interface WebGpuSessionOptions extends SessionOptions {
    * Heaps larger than this are bound as overlapping windows; a small cap exercises that path.
    */
   maxBindingBytes?: number;
+  /**
+   * Longest wait for the WebGPU implementation (GPU work, an error scope, the queue drain) before a
+   * call fails with a WebGpuError of kind "timeout" (default: timeoutMs, at least 60 s).
+   */
+  watchdogMs?: number;
 }
 
 /** The GPU's work never takes longer than this before a call fails (ms), whatever timeoutMs says. */
@@ -72,8 +78,8 @@ export class WebGpuSession implements Session {
     const plan: SessionPlan = planSession(frozen, limits, options.maxBindingBytes);
     const kernels = await kernelsFor(handle, plan.names);
     const res = await Resources.create(handle, plan);
-    const watchdog = Math.max(MIN_WATCHDOG_MS, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const engine = new Engine(handle, kernels, res.params, res.readback, watchdog);
+    const bound = options.watchdogMs ?? Math.max(MIN_WATCHDOG_MS, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const engine = new Engine(handle, kernels, res.params, res.readback, bound);
     return new WebGpuSession(frozen, { plan, res, engine });
   }
 
@@ -98,13 +104,7 @@ export class WebGpuSession implements Session {
     let kept: RankInput;
     try {
       if (this.destroyed) throw new DestroyedError("webgpu session");
-      T = validateRankInput(this.config, rank, input);
-      kept = {
-        x: input.x.slice(),
-        scales: input.scales?.slice(),
-        topkIdx: input.topkIdx.slice(),
-        topkWeights: input.topkWeights.slice(),
-      };
+      ({ input: kept, tokens: T } = takeRankInput(this.config, rank, input));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -170,7 +170,13 @@ export class WebGpuSession implements Session {
     const { handle } = this.ctx.engine;
     if (handle.lost) return;
     handle.device.queue.submit([]);
-    await handle.device.queue.onSubmittedWorkDone();
+    const ms = this.ctx.engine.watchdogMs;
+    await watchdog(
+      handle.device.queue.onSubmittedWorkDone(),
+      ms,
+      "destroy",
+      "the queue drain (onSubmittedWorkDone)",
+    );
   }
 
   // ---- test hooks (not exported from the package root; see testing.ts) ----

@@ -11,6 +11,7 @@ import {
   type StageFile,
   WORKGROUP_SIZE,
 } from "./schema.js";
+import { OPEN_TIMEOUT_MS, watchdog } from "./watchdog.js";
 
 /** The WGSL files beside this module (src/shaders, or dist/shaders after the build's copy step). */
 const SHADER_DIR = new URL("./shaders/", import.meta.url);
@@ -129,7 +130,7 @@ async function compile(h: DeviceHandle, paramNames: readonly string[]): Promise<
       pipelines.set(name, pipeline);
     }),
   );
-  const err = await device.popErrorScope();
+  const err = await watchdog(device.popErrorScope(), OPEN_TIMEOUT_MS, "createSession", "popErrorScope");
   if (err) throw new Error(`webgpu backend: creating the kernels failed: ${err.message}`);
   return { pipeline: (n) => pipelines.get(n)!, layout: (n) => layouts.get(n)! };
 }

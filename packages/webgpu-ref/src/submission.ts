@@ -3,6 +3,7 @@ import { WebGpuError } from "./errors.js";
 import { BufferUsage, MapModeRead } from "./gpu.js";
 import { CALL_WORDS, KERNELS, type KernelName, MAX_GROUPS, type Role, WORKGROUP_SIZE } from "./schema.js";
 import type { KernelSet } from "./shaders.js";
+import { watchdog } from "./watchdog.js";
 import { WHOLE, type Window } from "./windows.js";
 
 /** A storage binding: a whole buffer, or the window of it a kernel sees. */
@@ -254,7 +255,7 @@ export class Submission {
     }
     const scopes = [device.popErrorScope(), device.popErrorScope(), device.popErrorScope()];
     const kinds = ["validation", "out-of-memory", "internal"] as const;
-    const errors = await Promise.all(scopes);
+    const errors = await watchdog(Promise.all(scopes), this.engine.watchdogMs, this.label, "popErrorScope");
     for (let i = 0; i < 3; i++) {
       const e = errors[i];
       if (e) throw new WebGpuError(this.label, kinds[i], e.message);

@@ -1,5 +1,6 @@
 import { FP8_BLOCK } from "@switchyard/core";
 import type { Rng } from "../harness/rng.js";
+import { fillEdgeBlock, fillFp8Edges, fillScaleEdges } from "./edges.js";
 
 /**
  * What token rows hold:
@@ -8,9 +9,12 @@ import type { Rng } from "../harness/rng.js";
  *   of the blocks near the subnormal range, a quarter near 2^50), some blocks all zero
  *   (exercises every fp8 block scale, including the 2^-126 floor);
  * - special: wide plus NaNs (several payloads), infinities, signed zeros, subnormals and the
- *   largest finite value; only for properties that compare bits (dispatch), not sums.
+ *   largest finite value; only for properties that compare bits (dispatch), not sums;
+ * - edges: finite blocks whose largest magnitude sits on a boundary of the fp8 block-scale rule
+ *   (exactly a power of two, exactly 448 * 2^s or one step off it, at the 2^-126 scale floor; see
+ *   edges.ts), fp8 codes and scales at the formats' edges for fp8 input.
  */
-export type PayloadStyle = "normal" | "wide" | "special";
+export type PayloadStyle = "normal" | "wide" | "special" | "edges";
 
 const BF16_SPECIALS = [
   0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffff, 0x0001, 0x807f, 0x7f7f, 0xff7f,
@@ -32,6 +36,10 @@ export function fillBf16(n: number, style: PayloadStyle, rng: Rng): Uint16Array 
         out[i] = rng.chance(0.03) ? 0 : bf16Bits(rng.int(0, 1), rng.int(-6, 2), rng);
       continue;
     }
+    if (style === "edges") {
+      fillEdgeBlock(out, b, end, rng);
+      continue;
+    }
     if (rng.chance(0.05)) continue; // an all-zero block
     const centre = rng.pick([
       () => rng.int(-133, -118), // bf16 subnormals and the smallest normals
@@ -49,6 +57,7 @@ export function fillBf16(n: number, style: PayloadStyle, rng: Rng): Uint16Array 
 
 /** n fp8-e4m3 values (bits); only `special` includes the NaN codes 0x7f and 0xff. */
 export function fillFp8(n: number, style: PayloadStyle, rng: Rng): Uint8Array {
+  if (style === "edges") return fillFp8Edges(n, rng);
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     let v = rng.int(0, 255);
@@ -60,6 +69,7 @@ export function fillFp8(n: number, style: PayloadStyle, rng: Rng): Uint8Array {
 
 /** n fp32 block scales for fp8 input: powers of two and arbitrary positive values; `special` adds 0, negatives, NaN, Inf. */
 export function fillScales(n: number, style: PayloadStyle, rng: Rng): Float32Array {
+  if (style === "edges") return fillScaleEdges(n, rng);
   const out = new Float32Array(n);
   const spread = style === "normal" ? 8 : 40;
   for (let i = 0; i < n; i++) {

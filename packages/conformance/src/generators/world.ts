@@ -21,6 +21,11 @@ export interface WorldOptions {
 
 export const FINITE_PAYLOADS: readonly PayloadStyle[] = ["normal", "wide"];
 export const ANY_PAYLOADS: readonly PayloadStyle[] = ["wide", "special"];
+/**
+ * The fp8 properties' styles, each step's drawn with equal odds: a third of their steps carry
+ * blocks on the block-scale rule's boundaries ("edges").
+ */
+export const FP8_PAYLOADS: readonly PayloadStyle[] = ["wide", "special", "edges"];
 
 /** A config from `space` and 1 or more steps for it. */
 export function worldArb(space: ConfigSpace, options: WorldOptions = {}): fc.Arbitrary<WorldCase> {

@@ -1,4 +1,5 @@
 import type { ConformanceProperty } from "../property.js";
+import { backToBack } from "./backToBack.js";
 import { configFp8Hidden, configRefused } from "./badConfig.js";
 import { badInputProperties } from "./badInput.js";
 import { combineAccuracy } from "./combineAccuracy.js";
@@ -36,6 +37,7 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   roundTripFp8,
   phaseInterleaving,
   manySteps,
+  backToBack,
   dpGroupOutput,
   ...badInputProperties,
   configRefused,

@@ -1,14 +1,10 @@
 import { type EpConfig, validateConfig } from "../../config.js";
 import { DestroyedError } from "../../errors.js";
+import { checkHostMemory, DEFAULT_HOST_MEMORY_LIMIT } from "../../hostMemory.js";
+import { takeRankInput } from "../../inputCopy.js";
 import { computeLayout, type Layout } from "../../layout/layout.js";
 import { epochOfStep } from "../../signal.js";
-import {
-  type DispatchResult,
-  type RankInput,
-  validateExpertOut,
-  validateRank,
-  validateRankInput,
-} from "../../tensors.js";
+import { type DispatchResult, type RankInput, validateExpertOut, validateRank } from "../../tensors.js";
 import { PhaseTracker } from "../phases.js";
 import { StatsRecorder, type StepStats } from "../stats.js";
 import type { Session } from "../types.js";
@@ -18,15 +14,6 @@ import type { StepContext } from "./context.js";
 import { dispatchRecv } from "./dispatchRecv.js";
 import { countsArrived, dispatchSend, dispatchWrite, type PendingSend } from "./dispatchSend.js";
 import { RankHeap } from "./heap.js";
-
-function copyInput(input: RankInput): RankInput {
-  return {
-    x: input.x.slice(),
-    scales: input.scales?.slice(),
-    topkIdx: input.topkIdx.slice(),
-    topkWeights: input.topkWeights.slice(),
-  };
-}
 
 /**
  * The protocol simulated in plain TypeScript: every rank's heap is an ArrayBuffer laid out by
@@ -43,9 +30,14 @@ export class ReferenceSession implements Session {
   private pending: PendingSend[] = [];
   private destroyed = false;
 
-  constructor(readonly config: Readonly<EpConfig>) {
+  /** `memoryLimit`: the most bytes of heaps (all ranks) the session may allocate; a ResourceError past it. */
+  constructor(
+    readonly config: Readonly<EpConfig>,
+    memoryLimit = DEFAULT_HOST_MEMORY_LIMIT,
+  ) {
     validateConfig(config);
     this.layout = computeLayout(config);
+    checkHostMemory("reference", this.layout, config.ranks, memoryLimit);
     this.heaps = Array.from({ length: config.ranks }, () => new RankHeap(this.layout));
     this.phases = new PhaseTracker(config.ranks);
     this.inputs = new Array(config.ranks).fill(null);
@@ -69,9 +61,8 @@ export class ReferenceSession implements Session {
 
   async dispatchSend(rank: number, input: RankInput): Promise<void> {
     if (this.destroyed) throw new DestroyedError("reference session");
-    validateRankInput(this.config, rank, input);
+    const kept = takeRankInput(this.config, rank, input).input;
     this.phases.check(rank, "dispatchSend");
-    const kept = copyInput(input);
     const { plan, sent } = dispatchSend(this.ctx(rank), rank, kept);
     this.inputs[rank] = kept;
     if (this.config.layout === "contiguous") {
