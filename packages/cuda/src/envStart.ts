@@ -2,6 +2,7 @@ import type { EpConfig } from "@switchyard/core";
 import { RankEndpoint } from "./endpoint.js";
 import { fetchUniqueId, serveUniqueId } from "./rendezvous.js";
 import { CudaRuntime, getUniqueId, UNIQUE_ID_BYTES } from "./runtime.js";
+import { runtimeOptionsFromEnv } from "./runtimeEnv.js";
 
 /** Where a rank is, read from the launcher's environment. */
 export interface LaunchEnv {
@@ -102,6 +103,7 @@ export async function startFromEnv(
     rank: env.rank,
     ranks: env.worldSize,
     device: env.localRank,
+    native: runtimeOptionsFromEnv(o.env),
   });
   const endpoint = RankEndpoint.create(runtime, config, { timeoutMs: o.stepTimeoutMs });
   return { env, runtime, endpoint };

@@ -24,6 +24,7 @@ export { packParams } from "./params.js";
 export { drainPool } from "./pool.js";
 export { fetchUniqueId, serveUniqueId, type UniqueIdServer } from "./rendezvous.js";
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
+export { runtimeOptionsFromEnv } from "./runtimeEnv.js";
 export {
   DEFAULT_STAGING_BUDGET,
   DEFAULT_STAGING_TOKENS,
