@@ -14,7 +14,7 @@
  *   (no kernel runs, no output is written, the endpoint stays usable). Pointers must be memory of
  *   the endpoint's GPU (device or managed memory; pinned host memory is accepted) and hold the bytes
  *   the call reads or writes: cudaPointerGetAttributes and the allocation's extent tell, outside
- *   graph capture (SWITCHYARD_CUDA_POINTER_CHECKS=0 leaves only the NULL and alignment checks).
+ *   graph capture (sy_runtime_options.pointer_checks = 0 leaves only the NULL and alignment checks).
  * - The phases of a step come in order, dispatch send, dispatch recv, combine send, combine recv;
  *   another order is SY_ERR_PHASE. Graph replays are invisible to the host, so once a phase has
  *   been captured into a graph the endpoint stops checking the order.
@@ -22,6 +22,10 @@
  * - The four phases only enqueue work on the given stream; none synchronises the host, so a whole
  *   step can be captured into a CUDA graph and replayed. sy_endpoint_check synchronises and
  *   reports a receive stage's timeout (SY_ERR_TIMEOUT) or protocol error (SY_ERR_PROTOCOL).
+ * - The library reads no environment variable of its own: every choice is an argument
+ *   (sy_runtime_options, sy_endpoint_set_blocks, ...). Command-line tools parse the environment
+ *   and pass what they found. (NVSHMEM and CUDA still read theirs, e.g. NVSHMEM_SYMMETRIC_SIZE.)
+ * - Exported: exactly the functions marked SY_API (libswitchyard_cuda.so.SY_ABI_VERSION).
  * - Collective calls (all ranks, same order): sy_runtime_create, sy_runtime_destroy,
  *   sy_endpoint_create, sy_endpoint_destroy, sy_barrier.
  */
@@ -30,6 +34,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "switchyard_export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,42 +77,68 @@ typedef struct sy_runtime_info {
 } sy_runtime_info;
 
 /* Library */
-const char* sy_version(void);
+SY_API const char* sy_version(void);
 /* The parameter names in the order the kernels index them, comma-separated (core's PARAM_NAMES). */
-const char* sy_param_names(void);
+SY_API const char* sy_param_names(void);
 /* The enumerator's name of a status ("SY_ERR_TIMEOUT"), or NULL for a value that is none of them. */
-const char* sy_status_name(int status);
+SY_API const char* sy_status_name(int status);
 /* The message of the last failure on `handle` (a sy_runtime* or sy_endpoint*), or of this thread when NULL. */
-const char* sy_last_error(const void* handle);
+SY_API const char* sy_last_error(const void* handle);
+
+/* SY_ABI_VERSION of the header the library was built with (its soname's number): a program built
+ * against another ABI version must not use this library. */
+SY_API int sy_abi_version(void);
+
+/* Choices of a runtime, passed explicitly (versioned: struct_size first). */
+typedef enum sy_transport {
+  SY_TRANSPORT_AUTO = 0, /* plain stores to peers NVSHMEM maps (NVLink), puts to the others */
+  SY_TRANSPORT_PUT = 1   /* puts to every peer, NVLink ones too (masked layout only) */
+} sy_transport;
+typedef struct sy_runtime_options {
+  size_t struct_size;        /* sizeof(sy_runtime_options) as the caller compiled it */
+  int32_t transport;         /* sy_transport (default SY_TRANSPORT_AUTO) */
+  int32_t pointer_checks;    /* 1 (default): phases check that pointers are memory of this GPU, long
+                                enough; 0: only NULL and alignment */
+  int32_t contiguous_blocks; /* contiguous layout: default grid of its copy kernels (the SM budget),
+                                0 = 24; at most the SM count; sy_endpoint_set_blocks overrides it */
+} sy_runtime_options;
+/* Defaults, struct_size set. */
+SY_API void sy_runtime_options_init(sy_runtime_options* options);
 
 /* Bootstrap: rank 0 makes the unique id (before any runtime exists), every rank passes it to create. */
-int sy_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
-int sy_runtime_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device,
-                      sy_runtime** out);
-int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out);
-int sy_runtime_destroy(sy_runtime* rt); /* nvshmem_finalize; SY_ERR_STATE while endpoints of it are alive */
-int sy_barrier(sy_runtime* rt, void* stream); /* stream-ordered barrier over all ranks */
+SY_API int sy_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
+/* sy_runtime_create_with_options with the defaults. */
+SY_API int sy_runtime_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device,
+                             sy_runtime** out);
+/* options NULL: the defaults. A struct_size this library does not know (smaller than its first
+ * field's end, or larger with non-zero bytes it does not know) or a value out of range is
+ * SY_ERR_INVALID_ARGUMENT before anything starts. */
+SY_API int sy_runtime_create_with_options(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks,
+                                          int device, const sy_runtime_options* options, sy_runtime** out);
+SY_API int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out);
+SY_API int sy_runtime_destroy(sy_runtime* rt); /* nvshmem_finalize; SY_ERR_STATE while endpoints of it are alive */
+SY_API int sy_barrier(sy_runtime* rt, void* stream); /* stream-ordered barrier over all ranks */
 
 /* Endpoint: params is core's layoutParams(layout) (SY_PARAM_COUNT values), symmetric_bytes is
  * layout.symmetricBytes (the same on every rank). timeout_ns (> 0) bounds every wait of a receive stage.
  * The config may have fewer ranks than the runtime: config rank r is PE r, and PEs >= the config's
  * ranks only join the collective create / destroy (their phases are refused with SY_ERR_STATE). */
-int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
+SY_API int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
                        uint64_t timeout_ns, sy_endpoint** out);
 /* Destroy first aborts a step still running on this endpoint: its receives and bounded staging's
  * round sender leave at once instead of waiting out their timeouts. */
-int sy_endpoint_destroy(sy_endpoint* ep);
+SY_API int sy_endpoint_destroy(sy_endpoint* ep);
 /* Device address and size of a layout region (index in REGION_NAMES) in this rank's heap. */
-int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* bytes);
+SY_API int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* bytes);
 /* Device address of counts [localExperts, ranks] int32, written by dispatch recv. */
-int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts);
+SY_API int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts);
 
-/* Contiguous layout: grid size of its copy kernels (the SM budget; default SWITCHYARD_CONTIGUOUS_BLOCKS
- * or 24, at most the SM count). No effect on the masked layout. */
-int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks);
+/* Contiguous layout: grid size of its copy kernels (the SM budget; default the runtime options'
+ * contiguous_blocks or 24, at most the SM count). No effect on the masked layout. */
+SY_API int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks);
 /* Device memory the endpoint allocated (symmetric heap, staging, local buffers, scratch) and, of it,
  * the local output buffers (contiguous: recvX, recvScales, recvMeta). */
-int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* local_bytes);
+SY_API int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* local_bytes);
 
 /* The four phases (masked or contiguous layout, from the parameters' layoutContiguous). Pointers are device addresses; num_tokens <= maxTokensPerRank.
  * x [T, hidden] in the input dtype; scales [T, hidden/128] fp32 for fp8 input, else NULL;
@@ -118,11 +150,11 @@ int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* 
  * then, and a graph must capture the whole step (dispatch send to combine recv). That kernel waits
  * for this rank's receive kernels: with CUDA's lazy loading, load any kernel you first launch
  * between dispatch send and dispatch recv beforehand (or set CUDA_MODULE_LOADING=EAGER). */
-int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
+SY_API int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
                      void* stream);
-int sy_dispatch_recv(sy_endpoint* ep, void* stream);
-int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream);
-int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
+SY_API int sy_dispatch_recv(sy_endpoint* ep, void* stream);
+SY_API int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream);
+SY_API int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
                     void* stream);
 /* Exact-size output (contiguous layout). By default dispatch recv writes every row into the
  * endpoint's own recvX / recvScales, sized for the worst case (layout rows N; no host
@@ -145,11 +177,11 @@ int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_
  * (cudaFree, cudaDeviceSynchronize, a legacy-default-stream copy to or from a blocking stream's
  * buffers). Allocate the output from a pool or with cudaMallocAsync on the stream, and free older
  * buffers after sy_combine_recv completes. */
-int sy_endpoint_set_output(sy_endpoint* ep, int exact);
-int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows, sy_error_info* info);
-int sy_dispatch_recv_into(sy_endpoint* ep, void* x, float* scales, void* stream);
+SY_API int sy_endpoint_set_output(sy_endpoint* ep, int exact);
+SY_API int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows, sy_error_info* info);
+SY_API int sy_dispatch_recv_into(sy_endpoint* ep, void* x, float* scales, void* stream);
 /* Synchronises `stream` and reports a recorded timeout / protocol error (filling *info when not NULL). */
-int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info);
+SY_API int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info);
 
 /* Per-peer counters of the latest step, so a slow or missing rank can be found. Off until
  * sy_endpoint_enable_stats (one small device allocation; the stage kernels then stamp counts and
@@ -163,59 +195,59 @@ int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info);
  *   dispatch_wait_ns[p]  ns from dispatch receive's start until the last of rank p's signals arrived
  *   combine_wait_ns[p]   ns from combine receive's start until rank p's signal arrived
  * A peer that never arrived shows the time waited until the receive gave up. */
-int sy_endpoint_enable_stats(sy_endpoint* ep);
-int sy_endpoint_stats(sy_endpoint* ep, void* stream, size_t ranks, uint32_t* dispatch_sent, uint32_t* dispatch_received,
+SY_API int sy_endpoint_enable_stats(sy_endpoint* ep);
+SY_API int sy_endpoint_stats(sy_endpoint* ep, void* stream, size_t ranks, uint32_t* dispatch_sent, uint32_t* dispatch_received,
                       uint32_t* combine_sent, uint32_t* combine_received, uint64_t* dispatch_wait_ns,
                       uint64_t* combine_wait_ns);
 
 /* Device memory and CUDA helpers, so a binding needs no other CUDA library. */
-int sy_device_alloc(size_t bytes, void** ptr);
-int sy_device_free(void* ptr);
-int sy_memcpy_to_device(void* dst, const void* src, size_t bytes);
-int sy_memcpy_to_host(void* dst, const void* src, size_t bytes);
-int sy_memset_device(void* dst, int value, size_t bytes);
-int sy_stream_create(void** stream);
-int sy_stream_destroy(void* stream);
-int sy_stream_synchronize(void* stream);
-int sy_graph_begin_capture(void* stream);
-int sy_graph_end_capture(void* stream, void** graph_exec);
-int sy_graph_launch(void* graph_exec, void* stream);
-int sy_graph_destroy(void* graph_exec);
-int sy_event_create(void** event);
-int sy_event_destroy(void* event);
+SY_API int sy_device_alloc(size_t bytes, void** ptr);
+SY_API int sy_device_free(void* ptr);
+SY_API int sy_memcpy_to_device(void* dst, const void* src, size_t bytes);
+SY_API int sy_memcpy_to_host(void* dst, const void* src, size_t bytes);
+SY_API int sy_memset_device(void* dst, int value, size_t bytes);
+SY_API int sy_stream_create(void** stream);
+SY_API int sy_stream_destroy(void* stream);
+SY_API int sy_stream_synchronize(void* stream);
+SY_API int sy_graph_begin_capture(void* stream);
+SY_API int sy_graph_end_capture(void* stream, void** graph_exec);
+SY_API int sy_graph_launch(void* graph_exec, void* stream);
+SY_API int sy_graph_destroy(void* graph_exec);
+SY_API int sy_event_create(void** event);
+SY_API int sy_event_destroy(void* event);
 /* external != 0 makes the record a node of a graph being captured on `stream`. */
-int sy_event_record(void* event, void* stream, int external);
-int sy_event_elapsed_ms(void* start, void* end, float* ms);
+SY_API int sy_event_record(void* event, void* stream, int external);
+SY_API int sy_event_elapsed_ms(void* start, void* end, float* ms);
 /* Peer-copy bandwidth: every rank writes `bytes` into each peer's heap with 16-byte stores (all at once),
  * `iters` times; *gbps is bytes written by this rank per second, in GB/s (1e9). */
-int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps);
+SY_API int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps);
 
 /* Benchmark helpers. cudaMemGetInfo of the current device. */
-int sy_mem_get_info(uint64_t* free_bytes, uint64_t* total_bytes);
+SY_API int sy_mem_get_info(uint64_t* free_bytes, uint64_t* total_bytes);
 /* `count` random elements at `ptr`, deterministic per (seed, index), on `stream`. kind: 0 bf16 with
  * magnitudes over 17 binades per 128-block, 1 fp8-e4m3 bits (no NaN), 2 fp32 powers of two, 3 bf16 in [-3, 3]. */
-int sy_fill_random(void* ptr, uint64_t count, int kind, uint64_t seed, void* stream);
+SY_API int sy_fill_random(void* ptr, uint64_t count, int kind, uint64_t seed, void* stream);
 
 /* NCCL baseline (the bench's "plain way"): count exchange, host synchronisation, grouped
  * ncclSend / ncclRecv with splits, the reverse for combine and a weighted sum. Row order and
  * arithmetic are the contiguous layout's, so its outputs equal core's reference. SY_ERR_UNSUPPORTED
  * when the addon was built without NCCL. NCCL_NVLS_ENABLE=0 is forced in the process. */
-int sy_nccl_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
-int sy_nccl_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device, sy_nccl** out);
-int sy_nccl_version(const sy_nccl* nc, int* version);
-int sy_nccl_destroy(sy_nccl* nc);
+SY_API int sy_nccl_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
+SY_API int sy_nccl_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device, sy_nccl** out);
+SY_API int sy_nccl_version(const sy_nccl* nc, int* version);
+SY_API int sy_nccl_destroy(sy_nccl* nc);
 /* params: core's layoutParams of the config with layout "contiguous" (SY_PARAM_COUNT values); dpSize 1. */
-int sy_baseline_create(sy_nccl* nc, const uint64_t* params, size_t count, sy_baseline** out);
-int sy_baseline_destroy(sy_baseline* bl);
+SY_API int sy_baseline_create(sy_nccl* nc, const uint64_t* params, size_t count, sy_baseline** out);
+SY_API int sy_baseline_destroy(sy_baseline* bl);
 /* Blocks the host for the count exchange. Output in the contiguous layout's recvX / recvScales / recvMeta. */
-int sy_baseline_dispatch(sy_baseline* bl, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
+SY_API int sy_baseline_dispatch(sy_baseline* bl, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
                          void* stream);
-int sy_baseline_combine(sy_baseline* bl, const void* expert_out, const int32_t* topk_idx, const float* topk_weights,
+SY_API int sy_baseline_combine(sy_baseline* bl, const void* expert_out, const int32_t* topk_idx, const float* topk_weights,
                         int num_tokens, void* y, void* stream);
 /* Local output regions (recvX, recvScales, recvMeta: index in REGION_NAMES), counts [L, R] int32, memory. */
-int sy_baseline_region(const sy_baseline* bl, int region, void** ptr, uint64_t* bytes);
-int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts);
-int sy_baseline_memory(const sy_baseline* bl, uint64_t* device_bytes);
+SY_API int sy_baseline_region(const sy_baseline* bl, int region, void** ptr, uint64_t* bytes);
+SY_API int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts);
+SY_API int sy_baseline_memory(const sy_baseline* bl, uint64_t* device_bytes);
 
 #ifdef __cplusplus
 }

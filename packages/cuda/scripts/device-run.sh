@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root, after scripts/gpu-pack.sh filled .gpu/:
 #   bash packages/cuda/scripts/device-run.sh build smoke checks deepseek conformance
+#   bash packages/cuda/scripts/device-run.sh clib       (= build exports abi-fuzz python pack: the shared library,
+#                                                          its exports, the Python package)
 #   bash packages/cuda/scripts/device-run.sh issue5     (= build smoke contig2 contig4 baseline bench
 #                                                          conformance-contig conformance-contig-2gpu pack)
 #   bash packages/cuda/scripts/device-run.sh exact      (= build contig4 contig4-bounded conformance-exact
@@ -53,7 +55,9 @@ step() { # name timeout command...
 }
 steps=()
 for s in "$@"; do
-  if [ "$s" = issue5 ]; then
+  if [ "$s" = clib ]; then
+    steps+=(build exports abi-fuzz python pack)
+  elif [ "$s" = issue5 ]; then
     steps+=(build smoke contig2 contig4 baseline bench conformance-contig conformance-contig-2gpu pack)
   elif [ "$s" = v3 ]; then
     # Kernel version 3 (NOTES.md): correctness of both layouts first, then the bench, then the deep
@@ -129,6 +133,10 @@ for s in "${steps[@]}"; do
         conformance-2gpu) step conformance-2gpu "${CONFORMANCE_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0,1 node "$conf" conformance --backend cuda --json "$OUT/conformance-2gpu.json" ;;
         conformance-deep-2gpu) step conformance-deep-2gpu "${CONFORMANCE_DEEP_TIMEOUT:-540}" env CUDA_VISIBLE_DEVICES=0,1 node "$conf" conformance --backend cuda --deep --json "$OUT/conformance-deep-2gpu.json" ;;
       esac ;;
+    exports) # libswitchyard_cuda.so exports exactly the SY_API functions, soname carries SY_ABI_VERSION
+      step exports 30 bash packages/cuda/scripts/check-exports.sh packages/cuda/build/libswitchyard_cuda.so ;;
+    python) # the Python package: pytest on one GPU, then the MoE layer example under torchrun on every GPU
+      step python 300 bash packages/cuda/python/scripts/gpu-test.sh "$OUT" ;;
     abi-fuzz) # the C ABI fuzzer (build/abi_fuzz) on GPU 0 (GPU 1 for the other-device pointers)
       step abi-fuzz 120 node "$cli" abi-fuzz --iterations 400 --json "$OUT/abi-fuzz.json" ;;
     faults) # one rank killed / stalled in each phase; the others must fail naming it and the stage; recovery

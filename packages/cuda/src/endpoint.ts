@@ -332,7 +332,7 @@ export class RankEndpoint {
 
   /**
    * The contiguous layout's SM budget: grid size of its copy kernels (default
-   * SWITCHYARD_CONTIGUOUS_BLOCKS or 24). No effect on the masked layout.
+   * the runtime option contiguousBlocks, or 24). No effect on the masked layout.
    */
   setBlocks(blocks: number): void {
     this.live();

@@ -4,6 +4,7 @@ import { shareUniqueId } from "./bootstrap.js";
 import { RankEndpoint } from "./endpoint.js";
 import { jobSecretFromEnv, SECRET_SOURCES } from "./launchSecret.js";
 import { CudaRuntime, getUniqueId, UNIQUE_ID_BYTES } from "./runtime.js";
+import { runtimeOptionsFromEnv } from "./runtimeEnv.js";
 
 /** The rendezvous port when neither SWITCHYARD_RENDEZVOUS_PORT nor MASTER_PORT is set. */
 export const DEFAULT_RENDEZVOUS_PORT = 29517;
@@ -169,7 +170,13 @@ export async function startFromEnv(
     () => getUniqueId(),
     (uniqueId, env, bounded) => {
       const runtime = bounded("NVSHMEM init", () =>
-        CudaRuntime.create({ uniqueId, rank: env.rank, ranks: env.worldSize, device: env.localRank }),
+        CudaRuntime.create({
+          uniqueId,
+          rank: env.rank,
+          ranks: env.worldSize,
+          device: env.localRank,
+          native: runtimeOptionsFromEnv(o.env),
+        }),
       );
       const endpoint = bounded("the endpoint's symmetric allocation", () =>
         RankEndpoint.create(runtime, config, { timeoutMs: o.stepTimeoutMs }),

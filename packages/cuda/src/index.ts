@@ -37,6 +37,7 @@ export {
   type UniqueIdServer,
 } from "./rendezvous.js";
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
+export { runtimeOptionsFromEnv } from "./runtimeEnv.js";
 export {
   DEFAULT_STAGING_BUDGET,
   DEFAULT_STAGING_TOKENS,

@@ -1,5 +1,5 @@
 import { requireNative } from "./native/loader.js";
-import type { NativeAddon, NativeRuntime, NativeRuntimeInfo } from "./native/types.js";
+import type { NativeAddon, NativeRuntime, NativeRuntimeInfo, NativeRuntimeOptions } from "./native/types.js";
 
 /** Bytes of an NVSHMEM unique id. */
 export const UNIQUE_ID_BYTES = 128;
@@ -16,6 +16,8 @@ export interface RuntimeOptions {
   ranks: number;
   /** CUDA device index in this process (default: rank modulo the visible GPUs is the caller's choice; 0). */
   device?: number;
+  /** The library's choices (transport, pointer checks, contiguous SM budget); see `runtimeOptionsFromEnv`. */
+  native?: NativeRuntimeOptions;
 }
 
 /**
@@ -42,7 +44,7 @@ export class CudaRuntime {
     if (!Number.isInteger(ranks) || ranks < 1 || !Number.isInteger(rank) || rank < 0 || rank >= ranks) {
       throw new RangeError(`CudaRuntime.create: rank ${rank} is outside [0, ${ranks})`);
     }
-    const native = new addon.Runtime(uniqueId, rank, ranks, options.device ?? 0);
+    const native = new addon.Runtime(uniqueId, rank, ranks, options.device ?? 0, options.native ?? {});
     return new CudaRuntime(native, addon, rank, ranks);
   }
 

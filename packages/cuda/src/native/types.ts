@@ -23,6 +23,16 @@ export interface NativeRuntimeInfo {
   directPeers: number;
 }
 
+/** sy_runtime_options: choices the library once read from the environment, now passed explicitly. */
+export interface NativeRuntimeOptions {
+  /** "put": NVSHMEM puts to every peer, NVLink ones too (masked layout only); default "auto". */
+  transport?: "auto" | "put";
+  /** false: the phases check pointers for NULL and alignment only; default true. */
+  pointerChecks?: boolean;
+  /** Contiguous layout: default grid of its copy kernels (the SM budget); 0 or absent = 24. */
+  contiguousBlocks?: number;
+}
+
 export interface NativeRuntime {
   info(): NativeRuntimeInfo;
   barrier(stream: bigint): void;
@@ -127,7 +137,13 @@ export interface NativeAddon {
   ncclUniqueId(): Uint8Array;
   Nccl: new (uniqueId: Uint8Array, rank: number, ranks: number, device: number) => NativeNccl;
   Baseline: new (nccl: NativeNccl, params: BigUint64Array) => NativeBaseline;
-  Runtime: new (uniqueId: Uint8Array, rank: number, ranks: number, device: number) => NativeRuntime;
+  Runtime: new (
+    uniqueId: Uint8Array,
+    rank: number,
+    ranks: number,
+    device: number,
+    options?: NativeRuntimeOptions,
+  ) => NativeRuntime;
   Endpoint: new (
     runtime: NativeRuntime,
     params: BigUint64Array,

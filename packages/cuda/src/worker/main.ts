@@ -17,6 +17,7 @@ import { serializeError } from "../errors.js";
 import { requireNative } from "../native/loader.js";
 import { NcclComm } from "../nccl.js";
 import { CudaRuntime } from "../runtime.js";
+import { runtimeOptionsFromEnv } from "../runtimeEnv.js";
 import { type FaultPlan, hooksEnabled, TestHooks } from "./hooks.js";
 import type { WorkerRequest, WorkerResponse } from "./protocol.js";
 import { RankState } from "./rankState.js";
@@ -54,6 +55,7 @@ const ops: Record<string, (a: Args) => unknown> = {
       rank: a.rank as number,
       ranks: a.ranks as number,
       device: a.device as number,
+      native: runtimeOptionsFromEnv(),
     });
     return runtime.info();
   },

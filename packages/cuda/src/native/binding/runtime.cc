@@ -1,5 +1,5 @@
 // class Runtime: one process's NVSHMEM runtime. new Runtime(uniqueId, rank, ranks, device) is
-// collective (every rank at once); destroy() finalises NVSHMEM (collective too).
+// collective (every rank at once); an optional 5th argument carries the runtime options; destroy() finalises NVSHMEM (collective too).
 #include "runtime.h"
 
 #include "status.h"
@@ -28,9 +28,19 @@ Runtime::Runtime(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Runtime>(inf
   if (id.ByteLength() != SY_UNIQUE_ID_BYTES) {
     throw Napi::RangeError::New(env, "Runtime: uniqueId must be " + std::to_string(SY_UNIQUE_ID_BYTES) + " bytes");
   }
+  // Optional 5th argument { transport: "auto" | "put", pointerChecks: boolean, contiguousBlocks: number }.
+  sy_runtime_options options;
+  sy_runtime_options_init(&options);
+  if (info.Length() >= 5 && info[4].IsObject()) {
+    Napi::Object o = info[4].As<Napi::Object>();
+    if (o.Has("transport")) options.transport = o.Get("transport").ToString().Utf8Value() == "put" ? SY_TRANSPORT_PUT : SY_TRANSPORT_AUTO;
+    if (o.Has("pointerChecks")) options.pointer_checks = o.Get("pointerChecks").ToBoolean().Value() ? 1 : 0;
+    if (o.Has("contiguousBlocks")) options.contiguous_blocks = o.Get("contiguousBlocks").ToNumber().Int32Value();
+  }
   check(env,
-        sy_runtime_create(id.Data(), info[1].As<Napi::Number>().Int32Value(), info[2].As<Napi::Number>().Int32Value(),
-                          info[3].As<Napi::Number>().Int32Value(), &rt_),
+        sy_runtime_create_with_options(id.Data(), info[1].As<Napi::Number>().Int32Value(),
+                                       info[2].As<Napi::Number>().Int32Value(), info[3].As<Napi::Number>().Int32Value(),
+                                       &options, &rt_),
         nullptr);
 }
 

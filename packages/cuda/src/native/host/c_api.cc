@@ -51,13 +51,7 @@ int sy_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]) {
 
 int sy_runtime_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device,
                       sy_runtime** out) {
-  return guard(nullptr, [&] {
-    SY_REQUIRE(out != nullptr, "sy_runtime_create: out is NULL");
-    *out = nullptr;
-    sy_runtime* rt = sy::createRuntime(unique_id, rank, ranks, device);
-    sy::trackHandle(rt);
-    *out = rt;
-  });
+  return sy_runtime_create_with_options(unique_id, rank, ranks, device, nullptr, out);
 }
 
 int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out) {

@@ -60,10 +60,8 @@ uint64_t localBytesOf(const SyParams& p) {
   return end;
 }
 
-int defaultContiguousBlocks(int smCount) {
-  const char* env = std::getenv("SWITCHYARD_CONTIGUOUS_BLOCKS");
-  int blocks = env != nullptr ? std::atoi(env) : 24;
-  if (blocks < 1) blocks = 24;
+int defaultContiguousBlocks(int smCount, int configured) {
+  const int blocks = configured >= 1 ? configured : 24;
   return blocks < smCount ? blocks : smCount;
 }
 
@@ -100,7 +98,7 @@ void allocContiguous(sy_endpoint* ep) {
   SyContig& g = ep->ctx.contig;
   g.chunkTokens = 32 * warps;
   const int chunks = (M + g.chunkTokens - 1) / g.chunkTokens;
-  g.blocks = defaultContiguousBlocks(ep->rt->smCount);
+  g.blocks = defaultContiguousBlocks(ep->rt->smCount, ep->rt->contiguousBlocks);
   allocOutput(ep, false);
   g.localPos = deviceArray<int32_t>(ep, static_cast<size_t>(M) * K);
   g.chunkCount = deviceArray<int32_t>(ep, static_cast<size_t>(chunks) * E);

@@ -3,7 +3,6 @@
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -35,7 +34,7 @@ int countDirectPeers(const sy_runtime* rt) {
 
 }  // namespace
 
-sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int device) {
+sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int device, const sy_runtime_options& options) {
   SY_REQUIRE(uniqueId != nullptr, "sy_runtime_create: unique_id is NULL");
   SY_REQUIRE(ranks >= 1 && rank >= 0 && rank < ranks,
              "sy_runtime_create: rank " << rank << " is outside [0, " << ranks << ")");
@@ -62,10 +61,9 @@ sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int devi
   rt->device = device;
   rt->nodeRanks = nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
   SY_CHECK_CUDA(cudaDeviceGetAttribute(&rt->smCount, cudaDevAttrMultiProcessorCount, device));
-  const char* transport = std::getenv("SWITCHYARD_TRANSPORT");
-  rt->forcePuts = transport != nullptr && std::strcmp(transport, "put") == 0;
-  const char* checks = std::getenv("SWITCHYARD_CUDA_POINTER_CHECKS");
-  rt->pointerChecks = checks == nullptr || std::strcmp(checks, "0") != 0;
+  rt->forcePuts = options.transport == SY_TRANSPORT_PUT;
+  rt->pointerChecks = options.pointer_checks != 0;
+  rt->contiguousBlocks = options.contiguous_blocks;
   rt->alive = true;
   rt->directPeers = countDirectPeers(rt);
   return rt;

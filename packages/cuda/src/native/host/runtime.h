@@ -15,10 +15,12 @@ struct sy_runtime {
   int nodeRanks = 0;
   int smCount = 0;
   int directPeers = 0;     // PEs reachable with plain stores (nvshmem_ptr != NULL), self included
-  bool forcePuts = false;  // SWITCHYARD_TRANSPORT=put: use the put path even for NVLink peers
+  bool forcePuts = false;  // sy_runtime_options.transport SY_TRANSPORT_PUT: the put path even for NVLink peers
   /// Phases check that their pointers are memory of this GPU, long enough (cudaPointerGetAttributes,
-  /// cuMemGetAddressRange); SWITCHYARD_CUDA_POINTER_CHECKS=0 turns that off (NULL and alignment stay checked).
+  /// cuMemGetAddressRange); sy_runtime_options.pointer_checks = 0 turns that off (NULL and alignment stay checked).
   bool pointerChecks = true;
+  /// Contiguous layout: default grid of its copy kernels (sy_runtime_options.contiguous_blocks; 0 = 24).
+  int contiguousBlocks = 0;
   int endpoints = 0;       // live endpoints: the runtime refuses to be destroyed before them
   bool alive = false;
 };
@@ -26,7 +28,7 @@ struct sy_runtime {
 namespace sy {
 
 void getUniqueId(uint8_t* out);
-sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int device);
+sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int device, const sy_runtime_options& options);
 void destroyRuntime(sy_runtime* rt);
 void barrier(sy_runtime* rt, cudaStream_t stream);
 double benchPeerWrite(sy_runtime* rt, size_t bytes, int iters);

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# On the GPU machine, after build:native (packages/cuda/build/libswitchyard_cuda.so.1): installs the
+# Python package from source (no network: no build isolation, no dependencies fetched), runs its
+# tests on one GPU, then the MoE layer example under torchrun on every GPU, both layouts, eager
+# and captured. Logs under $1 (default /tmp/switchyard-out).
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-/tmp/switchyard-out}
+mkdir -p "$out"
+export SWITCHYARD_CUDA_LIB=${SWITCHYARD_CUDA_LIB:-$here/../build/libswitchyard_cuda.so.1}
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+status=0
+python3 -m pip install --no-build-isolation --no-deps --quiet "$here" || status=1
+(cd "$here" && python3 -m pytest -q -rs tests) || status=1
+gpus=$(nvidia-smi -L | wc -l)
+for layout in masked contiguous; do
+  for graph in "" --graph; do
+    timeout 120 torchrun --nproc-per-node "$gpus" "$here/examples/moe_layer.py" --layout "$layout" $graph || status=1
+  done
+done
+exit "$status"

@@ -1,0 +1,189 @@
+"""The C ABI of libswitchyard_cuda (include/switchyard_cuda.h, switchyard_layout.h) in ctypes.
+
+Structs mirror the headers field for field; every versioned struct starts with struct_size, set
+here to ctypes.sizeof of the mirror. Loading collects every failure into one message.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+
+SY_UNIQUE_ID_BYTES = 128
+SY_REGION_COUNT = 10
+SY_LAYOUT_MAX_DIMS = 4
+SY_LAYOUT_MAX_PARAMS = 64
+SY_LAYOUT_ERROR_BYTES = 256
+SY_ABI_VERSION = 1
+
+c_size_t = ctypes.c_size_t
+c_i32 = ctypes.c_int32
+c_i64 = ctypes.c_int64
+c_u32 = ctypes.c_uint32
+c_u64 = ctypes.c_uint64
+
+
+class SyConfig(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("ranks", c_i64),
+        ("dp_size", c_i64),
+        ("experts", c_i64),
+        ("top_k", c_i64),
+        ("hidden", c_i64),
+        ("max_tokens_per_rank", c_i64),
+        ("expert_alignment", c_i64),
+        ("input_dtype", c_i32),
+        ("dispatch_dtype", c_i32),
+        ("layout", c_i32),
+    ]
+
+
+class SyRegion(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("offset", c_u64),
+        ("bytes", c_u64),
+        ("align", c_u32),
+        ("dtype", c_i32),
+        ("symmetric", c_i32),
+        ("shape_dims", c_i32),
+        ("axis_count", c_i32),
+        ("shape", c_u64 * SY_LAYOUT_MAX_DIMS),
+        ("axes", ctypes.c_char_p * SY_LAYOUT_MAX_DIMS),
+    ]
+
+
+class SyLayout(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("rows", c_u64),
+        ("rows_per_source", c_u64),
+        ("slots_per_rank", c_u64),
+        ("route_words", c_u64),
+        ("symmetric_bytes", c_u64),
+        ("local_bytes", c_u64),
+        ("bytes_per_rank", c_u64),
+        ("regions", SyRegion * SY_REGION_COUNT),
+        ("placement", c_i32 * SY_REGION_COUNT),
+        ("param_count", c_size_t),
+        ("params", c_u64 * SY_LAYOUT_MAX_PARAMS),
+        ("error_field", ctypes.c_char_p),
+        ("error", ctypes.c_char * SY_LAYOUT_ERROR_BYTES),
+    ]
+
+
+class SyErrorInfo(ctypes.Structure):
+    _fields_ = [(n, c_u32) for n in ("code", "stage", "peer", "region", "detail0", "detail1")]
+
+
+class SyRuntimeOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("transport", c_i32),
+        ("pointer_checks", c_i32),
+        ("contiguous_blocks", c_i32),
+    ]
+
+
+class SyRuntimeInfo(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_int) for n in ("rank", "ranks", "device", "node_ranks", "sm_count", "direct_peers")]
+
+
+P = ctypes.c_void_p
+PP = ctypes.POINTER(ctypes.c_void_p)
+_INT = ctypes.c_int
+
+# name: (restype, argtypes). Functions of the layout come first: a layout-only library has them alone.
+LAYOUT_FUNCTIONS = {
+    "sy_config_init": (None, [ctypes.POINTER(SyConfig)]),
+    "sy_layout_compute": (_INT, [ctypes.POINTER(SyConfig), ctypes.POINTER(SyLayout)]),
+    "sy_layout_param_name": (ctypes.c_char_p, [c_size_t]),
+    "sy_layout_param_count": (c_size_t, []),
+    "sy_layout_describe": (c_size_t, [ctypes.POINTER(SyLayout), ctypes.c_char_p, c_size_t]),
+}
+CUDA_FUNCTIONS = {
+    "sy_abi_version": (_INT, []),
+    "sy_version": (ctypes.c_char_p, []),
+    "sy_param_names": (ctypes.c_char_p, []),
+    "sy_status_name": (ctypes.c_char_p, [_INT]),
+    "sy_last_error": (ctypes.c_char_p, [P]),
+    "sy_runtime_options_init": (None, [ctypes.POINTER(SyRuntimeOptions)]),
+    "sy_get_unique_id": (_INT, [ctypes.c_char_p]),
+    "sy_runtime_create_with_options": (
+        _INT,
+        [ctypes.c_char_p, _INT, _INT, _INT, ctypes.POINTER(SyRuntimeOptions), PP],
+    ),
+    "sy_runtime_info_get": (_INT, [P, ctypes.POINTER(SyRuntimeInfo)]),
+    "sy_runtime_destroy": (_INT, [P]),
+    "sy_barrier": (_INT, [P, P]),
+    "sy_endpoint_create": (_INT, [P, ctypes.POINTER(c_u64), c_size_t, c_u64, c_u64, PP]),
+    "sy_endpoint_destroy": (_INT, [P]),
+    "sy_endpoint_region": (_INT, [P, _INT, PP, ctypes.POINTER(c_u64)]),
+    "sy_endpoint_counts": (_INT, [P, PP]),
+    "sy_endpoint_memory": (_INT, [P, ctypes.POINTER(c_u64), ctypes.POINTER(c_u64)]),
+    "sy_dispatch_send": (_INT, [P, P, P, P, _INT, P]),
+    "sy_dispatch_recv": (_INT, [P, P]),
+    "sy_combine_send": (_INT, [P, P, P]),
+    "sy_combine_recv": (_INT, [P, P, P, _INT, P, P]),
+    "sy_endpoint_check": (_INT, [P, P, ctypes.POINTER(SyErrorInfo)]),
+}
+
+
+def _candidates(names: list[str], env_var: str) -> list[str]:
+    here = Path(__file__).resolve().parent
+    out = []
+    if os.environ.get(env_var):
+        out.append(os.environ[env_var])
+    for name in names:
+        out.append(str(here / name))  # installed next to the package
+        out.append(str(here.parent.parent / "build" / name))  # packages/cuda/build of a source checkout
+        out.append(name)  # the loader's own search (LD_LIBRARY_PATH, ldconfig)
+    return out
+
+
+def load(kind: str, path: str | None = None) -> ctypes.CDLL:
+    """Loads libswitchyard_cuda (kind "cuda") or, for the layout alone, either library (kind "layout").
+
+    Looks at `path`, then $SWITCHYARD_CUDA_LIB / $SWITCHYARD_LAYOUT_LIB, the package folder,
+    packages/cuda/build, the system's search path. Raises LibraryNotFoundError listing every try.
+    """
+    from .errors import LibraryNotFoundError
+
+    names = ["libswitchyard_cuda.so.1", "libswitchyard_cuda.so"]
+    if kind == "layout":
+        names += ["libswitchyard_layout.so"]
+    tries = [path] if path else _candidates(names, "SWITCHYARD_LAYOUT_LIB" if kind == "layout" else "SWITCHYARD_CUDA_LIB")
+    failures = []
+    for candidate in tries:
+        try:
+            lib = ctypes.CDLL(candidate)
+        except OSError as e:
+            failures.append(f"{candidate}: {e}")
+            continue
+        _declare(lib, LAYOUT_FUNCTIONS)
+        if kind == "cuda":
+            if not hasattr(lib, "sy_abi_version"):
+                failures.append(f"{candidate}: no sy_abi_version (the layout-only library?)")
+                continue
+            _declare(lib, CUDA_FUNCTIONS)
+            if lib.sy_abi_version() != SY_ABI_VERSION:
+                failures.append(f"{candidate}: ABI version {lib.sy_abi_version()}, this package speaks {SY_ABI_VERSION}")
+                continue
+        return lib
+    fix = (
+        "build it with `npm run build:native -w @switchyard/cuda` (CUDA + NVSHMEM_HOME) or, for the layout "
+        "alone, `cmake -S packages/cuda -B build && cmake --build build --target switchyard_layout`; "
+        "or point SWITCHYARD_CUDA_LIB / SWITCHYARD_LAYOUT_LIB at the library"
+    )
+    raise LibraryNotFoundError(f"libswitchyard_{kind} could not be loaded:\n  " + "\n  ".join(failures) + f"\n{fix}")
+
+
+def _declare(lib: ctypes.CDLL, table: dict) -> None:
+    for name, (restype, argtypes) in table.items():
+        fn = getattr(lib, name, None)
+        if fn is None:
+            continue
+        fn.restype = restype
+        fn.argtypes = argtypes

@@ -1,0 +1,175 @@
+"""One rank's endpoint for one config: dispatch and combine on torch tensors and CUDA streams.
+
+Every phase only enqueues work on the stream (torch's current one unless given), so a step can
+be captured into a CUDA graph (torch.cuda.graph) and replayed. Errors a receive stage records
+(a rank that never arrived, a broken signal) surface at `check()` as SyTimeoutError / ProtocolError
+naming the rank, the peer and the stage.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import NamedTuple
+
+from . import _abi
+from ._tensor import current_stream_handle, device_tensor
+from .errors import InvalidArgumentError, SwitchyardError, error_for
+from .layout import Config, compute_layout
+from .runtime import Runtime
+
+REGION_INDEX = {name: i for i, name in enumerate(
+    ("dispatchSignal", "dispatchX", "dispatchScales", "dispatchRoutes", "countSignal",
+     "combineSignal", "combineX", "recvX", "recvScales", "recvMeta"))}
+
+
+class DispatchOutput(NamedTuple):
+    """What the experts get: views of the endpoint's buffers, valid until the next dispatch.
+
+    x: recvX (masked [L, R*M, H], expert e's rows at the front of its block; contiguous [N, H],
+    expert blocks padded to expertAlignment), scales: recvScales (fp8) or None, meta: recvMeta
+    (srcRank, srcToken, topkSlot, localExpert) per row, counts: [L, R] int32 rows per (local
+    expert, source rank), on the device."""
+
+    x: object
+    scales: object
+    meta: object
+    counts: object
+
+
+class Endpoint:
+    """Collective to create and destroy (every rank of the runtime, same config)."""
+
+    def __init__(self, runtime: Runtime, config: Config, *, timeout_ms: int = 10_000):
+        self.runtime, self.config, self.lib = runtime, config, runtime.lib
+        self.layout = compute_layout(config, self.lib)
+        theirs = self.lib.sy_param_names().decode().split(",")
+        if list(self.layout.param_names) != theirs:
+            raise SwitchyardError(
+                "Endpoint: the library's kernels read another parameter block than its layout function "
+                f"writes (kernels: {len(theirs)} parameters, layout: {len(self.layout.param_names)}); "
+                "the library was built from a mixed protocol version: rebuild it"
+            )
+        params = (_abi.c_u64 * len(self.layout.params))(*self.layout.params)
+        handle = ctypes.c_void_p()
+        st = self.lib.sy_endpoint_create(
+            runtime.handle(), params, len(params), self.layout.symmetric_bytes, int(timeout_ms) * 1_000_000,
+            ctypes.byref(handle),
+        )
+        runtime.check(st, "sy_endpoint_create")
+        self._handle = handle
+
+    # -- plumbing -------------------------------------------------------------------------------
+    def _h(self):
+        if self._handle is None:
+            raise error_for(7, "Endpoint", "the endpoint was destroyed", rank=self.runtime.rank)
+        return self._handle
+
+    def _check(self, status: int, call: str, info=None) -> None:
+        if status != 0:
+            msg = self.lib.sy_last_error(self._handle).decode()
+            raise error_for(status, call, msg, rank=self.runtime.rank, info=info)
+
+    def region(self, name: str):
+        """A region of this rank's buffers as a torch tensor of the layout's shape (no copy)."""
+        r = self.layout.regions[name]
+        ptr, size = ctypes.c_void_p(), _abi.c_u64()
+        self._check(self.lib.sy_endpoint_region(self._h(), REGION_INDEX[name], ctypes.byref(ptr), ctypes.byref(size)),
+                    "sy_endpoint_region")
+        shape = r.shape if size.value else (0,)
+        return device_tensor(ptr.value, shape, r.dtype, self.runtime.device, self)
+
+    def counts(self):
+        """[L, R] int32 on the device: rows of each (local expert, source rank), written by dispatch recv."""
+        ptr = ctypes.c_void_p()
+        self._check(self.lib.sy_endpoint_counts(self._h(), ctypes.byref(ptr)), "sy_endpoint_counts")
+        return device_tensor(ptr.value, (self.config.local_experts, self.config.ranks), "i32", self.runtime.device, self)
+
+    def _tensor(self, t, what: str, dtype, shape):
+        import torch
+
+        if not isinstance(t, torch.Tensor) or not t.is_cuda or not t.is_contiguous():
+            raise InvalidArgumentError(1, what, "must be a contiguous CUDA tensor", rank=self.runtime.rank)
+        if t.dtype != dtype or tuple(t.shape) != tuple(shape):
+            raise InvalidArgumentError(
+                1, what, f"is {t.dtype} {tuple(t.shape)}, expected {dtype} {tuple(shape)}", rank=self.runtime.rank)
+        return t.data_ptr()
+
+    def _dtypes(self):
+        import torch
+
+        fp8 = getattr(torch, "float8_e4m3fn", None)
+        return {"bf16": torch.bfloat16, "fp8-e4m3": fp8}
+
+    # -- the four phases ------------------------------------------------------------------------
+    def dispatch_send(self, x, topk_idx, scales=None, stream=None) -> None:
+        import torch
+
+        c, T = self.config, int(x.shape[0])
+        if T > c.max_tokens_per_rank:
+            raise InvalidArgumentError(1, "dispatch_send", f"{T} tokens > maxTokensPerRank {c.max_tokens_per_rank}",
+                                       rank=self.runtime.rank)
+        xp = self._tensor(x, "dispatch_send: x", self._dtypes()[c.input_dtype], (T, c.hidden))
+        ip = self._tensor(topk_idx, "dispatch_send: topk_idx", torch.int32, (T, c.top_k))
+        sp = None
+        if c.input_dtype == "fp8-e4m3":
+            sp = self._tensor(scales, "dispatch_send: scales", torch.float32, (T, c.hidden // 128))
+        self._check(self.lib.sy_dispatch_send(self._h(), xp, sp, ip, T, current_stream_handle(stream)),
+                    "sy_dispatch_send")
+
+    def dispatch_recv(self, stream=None) -> DispatchOutput:
+        self._check(self.lib.sy_dispatch_recv(self._h(), current_stream_handle(stream)), "sy_dispatch_recv")
+        scales = self.region("recvScales") if self.layout.regions["recvScales"].bytes else None
+        return DispatchOutput(self.region("recvX"), scales, self.region("recvMeta"), self.counts())
+
+    def combine_send(self, expert_out, stream=None) -> None:
+        import torch
+
+        p = self._tensor(expert_out, "combine_send: expert_out", torch.bfloat16, (self.layout.rows, self.config.hidden))
+        self._check(self.lib.sy_combine_send(self._h(), p, current_stream_handle(stream)), "sy_combine_send")
+
+    def combine_recv(self, topk_idx, topk_weights, out=None, stream=None):
+        import torch
+
+        c, T = self.config, int(topk_idx.shape[0])
+        if out is None:
+            out = torch.empty((T, c.hidden), dtype=torch.bfloat16, device=topk_idx.device)
+        ip = self._tensor(topk_idx, "combine_recv: topk_idx", torch.int32, (T, c.top_k))
+        wp = self._tensor(topk_weights, "combine_recv: topk_weights", torch.float32, (T, c.top_k))
+        yp = self._tensor(out, "combine_recv: out", torch.bfloat16, (T, c.hidden))
+        self._check(self.lib.sy_combine_recv(self._h(), ip, wp, T, yp, current_stream_handle(stream)),
+                    "sy_combine_recv")
+        return out
+
+    def dispatch(self, x, topk_idx, scales=None, stream=None) -> DispatchOutput:
+        """Both halves of dispatch, back to back."""
+        self.dispatch_send(x, topk_idx, scales, stream)
+        return self.dispatch_recv(stream)
+
+    def combine(self, expert_out, topk_idx, topk_weights, out=None, stream=None):
+        """Both halves of combine, back to back: y [T, hidden] bf16."""
+        self.combine_send(expert_out, stream)
+        return self.combine_recv(topk_idx, topk_weights, out, stream)
+
+    def check(self, stream=None) -> None:
+        """Synchronises the stream; raises what a receive stage recorded (SyTimeoutError naming the
+        peer that never arrived and the stage, ProtocolError, ...)."""
+        info = _abi.SyErrorInfo()
+        st = self.lib.sy_endpoint_check(self._h(), current_stream_handle(stream), ctypes.byref(info))
+        self._check(st, "sy_endpoint_check", info)
+
+    def memory(self) -> dict:
+        """Device bytes this endpoint allocated, of them its local output buffers, and the layout's report."""
+        dev, local = _abi.c_u64(), _abi.c_u64()
+        self._check(self.lib.sy_endpoint_memory(self._h(), ctypes.byref(dev), ctypes.byref(local)),
+                    "sy_endpoint_memory")
+        return {"device_bytes": dev.value, "local_bytes": local.value, "layout": self.layout.describe()}
+
+    def destroy(self) -> None:
+        """Collective. Later calls raise StateError."""
+        if self._handle is None:
+            return
+        st = self.lib.sy_endpoint_destroy(self._handle)
+        self._handle, handle = None, self._handle
+        if st != 0:
+            raise error_for(st, "sy_endpoint_destroy", self.lib.sy_last_error(None).decode(), rank=self.runtime.rank)
+        del handle

@@ -1,0 +1,146 @@
+"""Named errors. A failed C call becomes the subclass named after its status (SY_ERR_TIMEOUT ->
+SyTimeoutError), carrying the C ABI's words: `status_name`, the message of sy_last_error (with its
+file:line), and for receive-stage failures sy_error_info's rank, peer, stage, region and details."""
+
+from __future__ import annotations
+
+# sy_status values and names (include/switchyard_cuda.h); the loaded library's sy_status_name is
+# checked against this table by the tests.
+STATUS_NAMES = {
+    0: "SY_OK",
+    1: "SY_ERR_INVALID_ARGUMENT",
+    2: "SY_ERR_CUDA",
+    3: "SY_ERR_NVSHMEM",
+    4: "SY_ERR_TIMEOUT",
+    5: "SY_ERR_PROTOCOL",
+    6: "SY_ERR_UNSUPPORTED",
+    7: "SY_ERR_STATE",
+    8: "SY_ERR_INTERNAL",
+    9: "SY_ERR_NCCL",
+    10: "SY_ERR_PHASE",
+}
+# sy_error_info.stage
+STAGES = {1: "dispatch recv", 2: "combine recv"}
+# sy_error_info.code
+CODES = {1: "timeout", 2: "count too large", 3: "stale or foreign epoch", 4: "rows announced != slots used"}
+REGION_NAMES = (
+    "dispatchSignal",
+    "dispatchX",
+    "dispatchScales",
+    "dispatchRoutes",
+    "countSignal",
+    "combineSignal",
+    "combineX",
+    "recvX",
+    "recvScales",
+    "recvMeta",
+)
+NO_PEER = 0xFFFFFFFF
+
+
+class SwitchyardError(Exception):
+    """Base of every error of this package."""
+
+
+class LibraryNotFoundError(SwitchyardError):
+    """libswitchyard_cuda (or the layout library) could not be loaded; the message lists every try."""
+
+
+class ConfigError(SwitchyardError, ValueError):
+    """A config field broke a rule (core's ConfigError: same field names, same message)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+class SyError(SwitchyardError):
+    """A C call returned a status other than SY_OK."""
+
+    status = -1
+
+    def __init__(self, status: int, call: str, message: str, *, rank: int | None = None, info=None):
+        self.status = status
+        self.status_name = STATUS_NAMES.get(status, f"status {status}")
+        self.call = call
+        self.rank = rank
+        self.stage = self.peer = self.region = self.code = None
+        self.detail0 = self.detail1 = None
+        if info is not None and (info.code or info.stage):
+            self.code = CODES.get(info.code, f"code {info.code}")
+            self.stage = STAGES.get(info.stage, f"stage {info.stage}")
+            self.peer = None if info.peer == NO_PEER else int(info.peer)
+            self.region = REGION_NAMES[info.region] if info.region < len(REGION_NAMES) else None
+            self.detail0, self.detail1 = int(info.detail0), int(info.detail1)
+        where = [f"rank {rank}"] if rank is not None else []
+        if self.stage:
+            where.append(f"stage {self.stage}")
+        if self.peer is not None:
+            where.append(f"peer {self.peer}")
+        prefix = f"{self.status_name} from {call}" + (f" ({', '.join(where)})" if where else "")
+        super().__init__(f"{prefix}: {message}")
+
+
+class InvalidArgumentError(SyError, ValueError):
+    status = 1
+
+
+class CudaError(SyError):
+    status = 2
+
+
+class NvshmemError(SyError):
+    status = 3
+
+
+class SyTimeoutError(SyError, TimeoutError):
+    """A receive stage waited past its timeout: `peer` is the rank that never arrived, `stage` where."""
+
+    status = 4
+
+
+class ProtocolError(SyError):
+    status = 5
+
+
+class UnsupportedError(SyError):
+    status = 6
+
+
+class StateError(SyError):
+    status = 7
+
+
+class InternalError(SyError):
+    status = 8
+
+
+class NcclError(SyError):
+    status = 9
+
+
+class PhaseError(SyError):
+    status = 10
+
+
+ERROR_CLASSES = {
+    c.status: c
+    for c in (
+        InvalidArgumentError,
+        CudaError,
+        NvshmemError,
+        SyTimeoutError,
+        ProtocolError,
+        UnsupportedError,
+        StateError,
+        InternalError,
+        NcclError,
+        PhaseError,
+    )
+}
+
+
+def error_for(status: int, call: str, message: str, *, rank: int | None = None, info=None) -> SyError:
+    """The named error of a status (SyError itself for a status this package does not know)."""
+    cls = ERROR_CLASSES.get(status, SyError)
+    return cls(status, call, message, rank=rank, info=info)

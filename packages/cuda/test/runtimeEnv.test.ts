@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { runtimeOptionsFromEnv } from "../src/runtimeEnv.js";
+
+describe("runtimeOptionsFromEnv (the library reads no environment itself)", () => {
+  it("leaves the library's defaults when nothing is set", () => {
+    expect(runtimeOptionsFromEnv({})).toEqual({});
+  });
+
+  it("maps each variable to its option, as the library once read them", () => {
+    expect(
+      runtimeOptionsFromEnv({
+        SWITCHYARD_TRANSPORT: "put",
+        SWITCHYARD_CUDA_POINTER_CHECKS: "0",
+        SWITCHYARD_CONTIGUOUS_BLOCKS: "40",
+      }),
+    ).toEqual({ transport: "put", pointerChecks: false, contiguousBlocks: 40 });
+    expect(
+      runtimeOptionsFromEnv({ SWITCHYARD_TRANSPORT: "direct", SWITCHYARD_CUDA_POINTER_CHECKS: "1" }),
+    ).toEqual({
+      transport: "auto",
+      pointerChecks: true,
+    });
+    expect(runtimeOptionsFromEnv({ SWITCHYARD_CONTIGUOUS_BLOCKS: "-3" })).toEqual({ contiguousBlocks: 0 });
+  });
+});
