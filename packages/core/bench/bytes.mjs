@@ -88,4 +88,8 @@ for (const r of results)
     `${r.layout.padEnd(11)} ${String(r.tokens).padStart(6)} ${String(r.rank).padStart(4)}  ${mb(r.dispatchRemoteBytes).padStart(6)} (${mb(r.perExpertDispatchBytes).padStart(6)})        ${r.dispatchRatio.toFixed(3)}   ${mb(r.combineRemoteBytes).padStart(6)} (${mb(r.perExpertCombineBytes).padStart(6)})       ${r.combineRatio.toFixed(3)}`,
   );
 const out = process.argv.indexOf("--json");
-if (out > 0) writeFileSync(process.argv[out + 1], `${JSON.stringify({ seed, command: "node packages/core/bench/bytes.mjs", results }, null, 2)}\n`);
+if (out > 0)
+  writeFileSync(
+    process.argv[out + 1],
+    `${JSON.stringify({ seed, command: "node packages/core/bench/bytes.mjs", results }, null, 2)}\n`,
+  );
