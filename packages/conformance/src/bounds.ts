@@ -5,27 +5,32 @@
  *
  * ## Combine
  *
- * The reference computes, per output element, acc = fp32 sum over used slots k (in slot order) of
- * fp32(w_k * o_k), then y = bf16(acc). We compare y with y64 = sum_k w_k * o_k computed in float64
- * (each product of an fp32 and a bf16 is exact in float64; the float64 sum's own error,
- * n * 2^-53 * A, is far inside the slack below), where A = sum_k |w_k * o_k|.
+ * The reference (protocol version 2, docs/protocol.md) computes, per output element, on each
+ * expert rank r hosting some of the token's slots: acc_r = fp32 sum over r's slots (slot order)
+ * of fp32(w_k * o_k); the partial P_r = bf16(acc_r); at home acc = fp32 sum of the P_r in
+ * ascending rank order; y = bf16(acc). We compare y with y64 = sum_k w_k * o_k computed in
+ * float64 (each product of an fp32 and a bf16 is exact in float64; the float64 sum's own error is
+ * far inside the slack below). A = sum_k |w_k * o_k|; p_r = the float64 sum of rank r's terms;
+ * P = sum_r |p_r|; n used slots, m ranks they name.
  *
- * 1. Any fp32 evaluation of the n products and n-1 additions, in any order (slot order, a tree,
- *    fused multiply-adds, or wider accumulators, which only remove roundings), satisfies
- *    |acc - y64| <= gamma_n * A with gamma_n = n*u / (1 - n*u) (Higham, "Accuracy and Stability of
- *    Numerical Algorithms", 2nd ed., sections 3.1 and 4.2). While a product or sum is an fp32
- *    subnormal the error is absolute instead, at most 2^-150 per operation, n * 2^-150 <= 2^-144 in all.
- * 2. The single rounding to bf16 adds |bf16(acc) - acc| <= b * |acc| in the normal range, or
- *    half the bf16 subnormal spacing, 2^-134, below it. |acc| <= |y64| + gamma_n * A.
- * 3. Together: |y - y64| <= b*|y64| + (1 + b) * gamma_n * A + 2^-134 + 2^-144, and since
- *    (1 + b) * gamma_n <= (n + 1) * u for n <= 64, the suite checks
+ * 1. Any fp32 evaluation of rank r's n_r products and sums (slot order, a tree, fused
+ *    multiply-adds, wider accumulators) gives |acc_r - p_r| <= gamma_{n_r} * A_r with
+ *    gamma_n = n*u / (1 - n*u) (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
+ *    sections 3.1 and 4.2); summed over ranks, at most gamma_n * A.
+ * 2. Rounding each partial to bf16 adds at most b * |acc_r| + 2^-134 (half the bf16 subnormal
+ *    spacing): in all b * (P + gamma_n * A) + m * 2^-134.
+ * 3. The home's fp32 sum of m partials errs by at most gamma_m * sum |P_r|
+ *    <= gamma_m * (1 + b) * (1 + gamma_n) * A.
+ * 4. The final rounding adds b * |acc| + 2^-134, |acc| <= |y64| + (the errors above).
+ * 5. Together, for n, m <= 64 the u-terms sum to at most (n + m + 2) * u * A, so the suite checks
  *
- *        |y - y64| <= 2^-8 * |y64| + (n + 1) * 2^-24 * A + 2^-133
+ *        |y - y64| <= 2^-8 * |y64| + 2^-8 * (1 + 2^-8) * P + (n + m + 2) * 2^-24 * A + (m + 1) * 2^-133
  *
- *    (2^-133, the smallest bf16 subnormal, covers the absolute terms). This is the bound for
- *    rounding once to bf16 after any fp32-or-better accumulation; it does not admit rounding
- *    the products or partial sums to bf16 (each such rounding costs up to 2^-9 * |term|, which
- *    can exceed it), nor flushing subnormals to zero on inputs that are subnormal.
+ *    It admits exactly one bf16 rounding per rank's partial and one at the end; it does not admit
+ *    rounding the products or the running sums within a rank to bf16 (each such rounding costs up
+ *    to 2^-9 of a running sum, which with cancellation far exceeds 2^-8 * |p_r|), nor flushing
+ *    subnormal inputs to zero. With every slot on one rank (m = 1) it still admits the partial's
+ *    rounding once: the home's sum of one bf16 value is exact.
  *
  * Everything is finite by construction: generated values stay below 2^61 and |w| <= 4, so no sum
  * approaches the fp32 range.
@@ -48,7 +53,7 @@
  * (the 2^-10 * 2^s term is the block-scale subnormal floor: small values of a block whose
  * largest value is large lose everything below 2^-9 * 2^s). Then
  * |y - W*x| <= |y - W*o| + |W| * delta, and |y - W*o| is the combine bound with y64 = W*o,
- * |W*o| <= |W*x| + |W|*delta and A <= (sum_k |w_k|) * (|x| + delta).
+ * |W*o| <= |W*x| + |W|*delta and A, P <= (sum_k |w_k|) * (|x| + delta).
  */
 
 /** fp32 unit roundoff. */
@@ -63,13 +68,26 @@ export const FP8_U = 2 ** -4;
 export const FP8_SUBNORMAL_HALF_STEP = 2 ** -10;
 
 /**
- * Largest allowed |y - y64| for one combined element.
+ * Largest allowed |y - y64| for one combined element (see "Combine" above).
  * @param y64 the exact (float64) weighted sum
  * @param absSum A = sum over used slots of |w_k * o_k|
  * @param used n, the number of used slots
+ * @param partialAbsSum P = sum over the ranks the slots name of |exact partial sum of that rank's terms|
+ * @param ranks m, the number of ranks the used slots name
  */
-export function combineBound(y64: number, absSum: number, used: number): number {
-  return BF16_U * Math.abs(y64) + (used + 1) * FP32_U * absSum + BF16_MIN_SUBNORMAL;
+export function combineBound(
+  y64: number,
+  absSum: number,
+  used: number,
+  partialAbsSum: number,
+  ranks: number,
+): number {
+  return (
+    BF16_U * Math.abs(y64) +
+    BF16_U * (1 + BF16_U) * partialAbsSum +
+    (used + ranks + 2) * FP32_U * absSum +
+    (ranks + 1) * BF16_MIN_SUBNORMAL
+  );
 }
 
 /**
@@ -87,10 +105,18 @@ export function fp8Delta(x: number, scale: number | null): number {
  * @param W sum of the used slots' weights
  * @param absW sum of the used slots' |weights|
  * @param used number of used slots
+ * @param ranks number of ranks the used slots name
  * @param delta `fp8Delta` of the element (0 without quantisation)
  */
-export function roundTripBound(x: number, W: number, absW: number, used: number, delta: number): number {
+export function roundTripBound(
+  x: number,
+  W: number,
+  absW: number,
+  used: number,
+  ranks: number,
+  delta: number,
+): number {
   const wo = Math.abs(W * x) + Math.abs(W) * delta;
   const a = absW * (Math.abs(x) + delta);
-  return combineBound(wo, a, used) + Math.abs(W) * delta;
+  return combineBound(wo, a, used, a, ranks) + Math.abs(W) * delta;
 }

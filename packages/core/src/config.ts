@@ -4,7 +4,10 @@ import { ConfigError } from "./errors.js";
 export type LayoutKind = "masked" | "contiguous";
 export const LAYOUTS: readonly LayoutKind[] = ["masked", "contiguous"];
 
-/** Largest count a signal word can carry (see signal.ts): counts are stored in 21 bits as count + 1. */
+/**
+ * Largest count a signal word can carry (see signal.ts): counts are stored in 21 bits as count + 1.
+ * Every count of the protocol is at most maxTokensPerRank, so that is the one limit it sets.
+ */
 export const MAX_SIGNAL_COUNT = (1 << 21) - 2;
 
 /**
@@ -69,6 +72,14 @@ export function validateConfig(config: EpConfig): void {
   const experts = positiveInt(config, "experts", 1 << 20);
   positiveInt(config, "topK", experts);
   const hidden = positiveInt(config, "hidden", 1 << 20);
+  const M = config.maxTokensPerRank;
+  if (typeof M === "number" && Number.isInteger(M) && M > MAX_SIGNAL_COUNT) {
+    throw new ConfigError(
+      "maxTokensPerRank",
+      M,
+      `must be at most ${MAX_SIGNAL_COUNT}: a signal word carries a count in 21 bits (count + 1); split the batch`,
+    );
+  }
   positiveInt(config, "maxTokensPerRank", MAX_SIGNAL_COUNT);
   positiveInt(config, "expertAlignment", 1 << 16);
   if (ranks % dpSize !== 0) {

@@ -8,9 +8,9 @@ export interface RowRef {
 }
 
 /**
- * The rows of a dispatch result that carry data, expert by expert, in the order the layout
- * defines (masked: by source rank, then slot; contiguous: block order). Bounds are clamped to the
- * layout so a corrupt count cannot read outside the table.
+ * The rows of a dispatch result that carry data, expert by expert, in block order: expert e's
+ * rows are expertOffsets[e] + i, i < expertCounts[e] (masked: packed at the front of its [R*M]
+ * block). Bounds are clamped to the layout so a corrupt count cannot read outside the table.
  */
 export function deliveredRows(config: EpConfig, result: DispatchResult): RowRef[] {
   const R = config.ranks;
@@ -19,16 +19,10 @@ export function deliveredRows(config: EpConfig, result: DispatchResult): RowRef[
   const rows = result.meta.length / 4;
   const out: RowRef[] = [];
   for (let e = 0; e < L; e++) {
-    if (config.layout === "masked") {
-      for (let s = 0; s < R; s++) {
-        const n = Math.min(result.sourceCounts[e * R + s], M);
-        for (let i = 0; i < n; i++) out.push({ row: e * R * M + s * M + i, localExpert: e });
-      }
-    } else {
-      const first = Math.max(0, result.expertOffsets[e]);
-      const end = Math.min(first + result.expertCounts[e], rows);
-      for (let row = first; row < end; row++) out.push({ row, localExpert: e });
-    }
+    const first = Math.max(0, result.expertOffsets[e]);
+    const limit = config.layout === "masked" ? Math.min(rows, (e + 1) * R * M) : rows;
+    const end = Math.min(first + result.expertCounts[e], limit);
+    for (let row = first; row < end; row++) out.push({ row, localExpert: e });
   }
   return out;
 }

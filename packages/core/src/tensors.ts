@@ -18,9 +18,11 @@ export interface RankInput {
 
 /**
  * What dispatch delivers to one rank: a row table shared by both layouts.
- * - masked: rows = L * R * M; expert e's rows from source s are rows e*R*M + s*M + i, i < sourceCounts[e*R + s].
- * - contiguous: expert e's rows are expertOffsets[e] + i, i < expertCounts[e], ordered by (srcRank, srcToken);
- *   each block is padded to a multiple of expertAlignment rows (padding rows have meta srcRank -1).
+ * Expert e's rows are expertOffsets[e] + i, i < expertCounts[e], ordered by (srcRank, srcToken).
+ * - masked: rows = L * R * M; expertOffsets[e] = e*R*M, the rows packed at the front of the block
+ *   (the shape masked grouped GEMMs take).
+ * - contiguous: blocks one after another, each padded to a multiple of expertAlignment rows
+ *   (padding rows have meta srcRank -1).
  * Rows outside those ranges hold no meaning.
  */
 export interface DispatchResult {

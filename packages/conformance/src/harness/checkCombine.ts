@@ -1,4 +1,12 @@
-import { bf16ToNumber, type EpConfig, type ExpertOutputOf, ownerOf, type RankInput } from "@switchyard/core";
+import {
+  bf16ToNumber,
+  blockPlacement,
+  type EpConfig,
+  type ExpertOutputOf,
+  ownerOf,
+  type RankInput,
+  referenceCombine,
+} from "@switchyard/core";
 import { combineBound } from "../bounds.js";
 import { type Problems, typeName } from "./problems.js";
 
@@ -34,27 +42,34 @@ export function checkCombine(
 ): void {
   const K = config.topK;
   const H = config.hidden;
+  const placement = blockPlacement(config);
   inputs.forEach((input, rank) => {
     const y = ys[rank];
     if (!checkCombineShape(config, rank, input, y, problems)) return;
     const T = input.topkIdx.length / K;
     for (let t = 0; t < T; t++) {
       const src = ownerOf(config, rank, t);
-      const slots: { w: number; o: Uint16Array }[] = [];
+      const slots: { w: number; o: Uint16Array; r: number }[] = [];
       for (let k = 0; k < K; k++) {
         const e = input.topkIdx[t * K + k];
-        if (e >= 0) slots.push({ w: input.topkWeights[t * K + k], o: outputOf(e, src, t, k) });
+        if (e >= 0)
+          slots.push({ w: input.topkWeights[t * K + k], o: outputOf(e, src, t, k), r: placement.rankOf(e) });
       }
+      const ranks = [...new Set(slots.map((s) => s.r))];
       for (let h = 0; h < H; h++) {
         let exact = 0;
         let abs = 0;
-        for (const { w, o } of slots) {
+        const partial = new Map<number, number>();
+        for (const { w, o, r } of slots) {
           const p = w * bf16ToNumber(o[h]);
           exact += p;
           abs += Math.abs(p);
+          partial.set(r, (partial.get(r) ?? 0) + p);
         }
+        let partialAbs = 0;
+        for (const p of partial.values()) partialAbs += Math.abs(p);
         const got = bf16ToNumber(y[t * H + h]);
-        const bound = combineBound(exact, abs, slots.length);
+        const bound = combineBound(exact, abs, slots.length, partialAbs, ranks.length);
         if (!(Math.abs(got - exact) <= bound)) {
           problems.add(
             `rank ${rank} token ${t} element ${h}: y = ${got}, expected ${exact} ` +
@@ -64,6 +79,36 @@ export function checkCombine(
           break;
         }
       }
+    }
+  });
+}
+
+/**
+ * Checks every rank's combined output bit for bit against core's `referenceCombine`: partials per
+ * expert rank in slot order, rounded to bf16, summed at home in ascending rank order in fp32 and
+ * rounded once (docs/protocol.md). Reports the first differing element of each token.
+ */
+export function checkCombineExact(
+  config: EpConfig,
+  inputs: RankInput[],
+  ys: Uint16Array[],
+  outputOf: ExpertOutputOf,
+  problems: Problems,
+): void {
+  const H = config.hidden;
+  const want = referenceCombine(config, inputs, outputOf);
+  inputs.forEach((input, rank) => {
+    const y = ys[rank];
+    if (!checkCombineShape(config, rank, input, y, problems)) return;
+    for (let i = 0; i < y.length; i++) {
+      if (y[i] === want[rank][i]) continue;
+      const t = Math.floor(i / H);
+      problems.add(
+        `rank ${rank} token ${t} element ${i % H}: y bits 0x${y[i].toString(16).padStart(4, "0")} = ${bf16ToNumber(y[i])}, ` +
+          `the protocol's order gives 0x${want[rank][i].toString(16).padStart(4, "0")} = ${bf16ToNumber(want[rank][i])} ` +
+          "(partials per expert rank in slot order, rounded to bf16, summed in ascending rank order)",
+      );
+      i = (t + 1) * H - 1;
     }
   });
 }

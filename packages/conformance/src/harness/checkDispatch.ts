@@ -92,7 +92,6 @@ export function checkDispatchRows(
   if (!checkResultShape(config, layout, rank, result, problems)) return;
   const R = config.ranks;
   const L = localExperts(config);
-  const M = config.maxTokensPerRank;
   const H = config.hidden;
   const S = scalesPerRow(config, config.dispatchDtype);
   const counts = expectedCounts(config, expected);
@@ -117,10 +116,6 @@ export function checkDispatchRows(
     const [src, token, slot, local] = result.meta.subarray(row * 4, row * 4 + 4);
     const what = `${name(e)} row ${row} (srcRank ${src}, srcToken ${token}, slot ${slot})`;
     if (local !== e) problems.add(`${what}: meta localExpert = ${local}, expected ${e}`);
-    if (config.layout === "masked") {
-      const region = Math.floor((row - e * R * M) / M);
-      if (src !== region) problems.add(`${what}: lies in the region of source rank ${region}`);
-    }
     const key = `${src},${token},${slot}`;
     const ref = wanted[e].get(key);
     if (ref === undefined) {
@@ -168,7 +163,8 @@ export function checkDispatchRows(
 }
 
 /**
- * Checks the layout's documented structure: masked expertOffsets[e] = e*R*M; contiguous offsets
+ * Checks the layout's documented structure: masked expertOffsets[e] = e*R*M (rows packed at the
+ * front of the block, so expertCounts[e] <= R*M); contiguous offsets
  * are the prefix sums of the counts each padded to expertAlignment, and padding rows carry
  * meta srcRank -1.
  */
@@ -190,7 +186,13 @@ export function checkLayoutStructure(
       problems.add(
         `rank ${rank} local expert ${e}: expertOffsets = ${result.expertOffsets[e]}, expected ${want}`,
       );
-    if (config.layout === "masked") continue;
+    if (config.layout === "masked") {
+      if (result.expertCounts[e] > config.ranks * config.maxTokensPerRank)
+        problems.add(
+          `rank ${rank} local expert ${e}: expertCounts = ${result.expertCounts[e]} overflows its block of R*M = ${config.ranks * config.maxTokensPerRank} rows`,
+        );
+      continue;
+    }
     const padded = alignUp(counts[e], config.expertAlignment);
     for (let row = want + counts[e]; row < want + padded && row < layout.rows; row++) {
       if (result.meta[row * 4] !== -1)
@@ -205,8 +207,8 @@ export function checkLayoutStructure(
 }
 
 /**
- * Checks row order: masked, ascending srcToken within each (expert, source) region;
- * contiguous, ascending (srcRank, srcToken) within each expert's block.
+ * Checks row order: ascending (srcRank, srcToken) within each expert's block (masked: the rows
+ * packed at the front of the block; contiguous: the block before its padding).
  */
 export function checkRowOrder(
   config: EpConfig,
@@ -216,24 +218,16 @@ export function checkRowOrder(
   problems: Problems,
 ): void {
   if (!checkResultShape(config, layout, rank, result, problems)) return;
-  let prev: { e: number; region: number; src: number; token: number } | null = null;
-  const M = config.maxTokensPerRank;
+  let prev: { e: number; src: number; token: number } | null = null;
   for (const { row, localExpert: e } of deliveredRows(config, result)) {
     const src = result.meta[row * 4];
     const token = result.meta[row * 4 + 1];
-    const region = config.layout === "masked" ? Math.floor(row / M) : e;
-    if (prev && prev.e === e && prev.region === region) {
-      const after =
-        config.layout === "masked"
-          ? token > prev.token
-          : src > prev.src || (src === prev.src && token > prev.token);
-      if (!after) {
-        problems.add(
-          `rank ${rank} local expert ${e} row ${row}: (srcRank ${src}, srcToken ${token}) comes after ` +
-            `(srcRank ${prev.src}, srcToken ${prev.token}); expected ascending ${config.layout === "masked" ? "srcToken" : "(srcRank, srcToken)"}`,
-        );
-      }
+    if (prev && prev.e === e && !(src > prev.src || (src === prev.src && token > prev.token))) {
+      problems.add(
+        `rank ${rank} local expert ${e} row ${row}: (srcRank ${src}, srcToken ${token}) comes after ` +
+          `(srcRank ${prev.src}, srcToken ${prev.token}); expected ascending (srcRank, srcToken)`,
+      );
     }
-    prev = { e, region, src, token };
+    prev = { e, src, token };
   }
 }

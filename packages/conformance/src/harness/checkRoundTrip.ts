@@ -1,5 +1,6 @@
 import {
   bf16ToNumber,
+  blockPlacement,
   dequantizeRowsToBf16,
   dispatchPayload,
   type EpConfig,
@@ -25,6 +26,7 @@ export function checkRoundTrip(
   const H = config.hidden;
   const S = H / FP8_BLOCK;
   const quantised = config.inputDtype === "bf16" && config.dispatchDtype === "fp8-e4m3";
+  const placement = blockPlacement(config);
   inputs.forEach((input, rank) => {
     const y = ys[rank];
     if (!checkCombineShape(config, rank, input, y, problems)) return;
@@ -38,8 +40,10 @@ export function checkRoundTrip(
       let W = 0;
       let absW = 0;
       let used = 0;
+      const ranks = new Set<number>();
       for (let k = 0; k < K; k++) {
         if (input.topkIdx[t * K + k] < 0) continue;
+        ranks.add(placement.rankOf(input.topkIdx[t * K + k]));
         const w = input.topkWeights[t * K + k];
         W += w;
         absW += Math.abs(w);
@@ -48,7 +52,7 @@ export function checkRoundTrip(
       for (let h = 0; h < H; h++) {
         const xv = bf16ToNumber(x[t * H + h]);
         const scale = scales === null ? null : scales[t * S + Math.floor(h / FP8_BLOCK)];
-        const bound = roundTripBound(xv, W, absW, used, fp8Delta(xv, scale));
+        const bound = roundTripBound(xv, W, absW, used, ranks.size, fp8Delta(xv, scale));
         const got = bf16ToNumber(y[t * H + h]);
         if (!(Math.abs(got - W * xv) <= bound)) {
           problems.add(

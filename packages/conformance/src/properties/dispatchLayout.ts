@@ -15,10 +15,10 @@ function layoutProperty(layout: LayoutKind, summary: string) {
   });
 }
 
-/** masked: expert e's block starts at e*R*M and row e*R*M + s*M + i comes from source s. */
+/** masked: expert e's block starts at e*R*M, its rows packed at the front. */
 export const dispatchLayoutMasked = layoutProperty(
   "masked",
-  "masked layout: expertOffsets[e] = e*R*M, each (expert, source) region holds only that source's rows",
+  "masked layout: expertOffsets[e] = e*R*M, each expert's rows packed at the front of its block",
 );
 
 /** contiguous: blocks padded to expertAlignment, offsets are the padded prefix sums, padding meta -1. */

@@ -7,8 +7,8 @@ export const dispatchRowOrder = defineProperty({
   name: "dispatch/row-order",
   required: false,
   summary:
-    "rows in documented order: masked, ascending srcToken per (expert, source) region; " +
-    "contiguous, ascending (srcRank, srcToken) per expert block",
+    "rows in documented order: ascending (srcRank, srcToken) per expert block " +
+    "(masked: packed at its front; contiguous: before its padding)",
   gate: (caps) => (caps.deterministicRowOrder ? null : "backend declares deterministicRowOrder false"),
   arbitrary: (space) => worldArb(space),
   check: (ctx, c) => runAndVerify(ctx, c, { rows: true, order: true }),

@@ -2,6 +2,7 @@ import type { ConformanceProperty } from "../property.js";
 import { configFp8Hidden, configRefused } from "./badConfig.js";
 import { badInputProperties } from "./badInput.js";
 import { combineAccuracy } from "./combineAccuracy.js";
+import { combineExactOrder } from "./combineExactOrder.js";
 import { combineRepeatable } from "./combineRepeatable.js";
 import { destroyed } from "./destroyed.js";
 import { dispatchFp8Input, dispatchFp8Quantize } from "./dispatchFp8.js";
@@ -29,6 +30,7 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   dispatchFp8Quantize,
   dispatchFp8Input,
   combineAccuracy,
+  combineExactOrder,
   combineRepeatable,
   roundTripIdentity,
   roundTripFp8,

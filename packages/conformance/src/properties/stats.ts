@@ -24,9 +24,11 @@ type Call = (typeof CALLS)[number];
 const FIELDS = ["dispatchSent", "dispatchReceived", "combineSent", "combineReceived"] as const;
 
 /**
- * Rows per (sender, receiver) implied by the reference: `dispatch[src][dst]` rows of src's tokens
- * routed to dst's experts; `combine[expertRank][home]` = rows the expert rank received from the
- * owners of home's DP group (each is sent back to every rank of that group).
+ * Rows per (sender, receiver) implied by the reference (docs/protocol.md): `dispatch[src][dst]`
+ * route records, one per token of src routed to any of dst's experts (a token crosses to a rank
+ * once, however many of its experts live there); `combine[expertRank][home]` = partials, one per
+ * record the expert rank received from the owners of home's DP group (each goes to every rank of
+ * that group).
  */
 export function expectedTraffic(
   config: EpConfig,
@@ -36,7 +38,9 @@ export function expectedTraffic(
   const dp = config.dpSize;
   const dispatch = Array.from({ length: R }, () => new Array<number>(R).fill(0));
   referenceDispatch(config, inputs).forEach((experts, dst) => {
-    for (const rows of experts) for (const row of rows) dispatch[row.srcRank][dst]++;
+    const tokens = new Set<string>();
+    for (const rows of experts) for (const row of rows) tokens.add(`${row.srcRank},${row.srcToken}`);
+    for (const key of tokens) dispatch[Number(key.split(",")[0])][dst]++;
   });
   const combine = Array.from({ length: R }, (_, p) =>
     Array.from({ length: R }, (_, home) => {
@@ -49,11 +53,15 @@ export function expectedTraffic(
   return { dispatch, combine };
 }
 
-/** Bytes per row as docs/writing-a-backend.md states them (recomputed here, not taken from core). */
+/**
+ * Bytes per row as docs/protocol.md states them (recomputed here, not taken from core): a route
+ * record's payload, scales and 2 + 4 * min(topK, localExperts) words; a bf16 partial.
+ */
 function documentedRowBytes(config: EpConfig, phase: "dispatch" | "combine"): number {
   if (phase === "combine") return 2 * config.hidden;
   const S = config.dispatchDtype === "fp8-e4m3" ? config.hidden / 128 : 0;
-  return config.hidden * dtypeBytes(config.dispatchDtype) + 4 * S + 16;
+  const J = Math.min(config.topK, config.experts / config.ranks);
+  return config.hidden * dtypeBytes(config.dispatchDtype) + 4 * S + 4 * (2 + 4 * J);
 }
 
 function checkTraffic(

@@ -162,3 +162,34 @@ export const reversedRows = brokenBackend(
       }
     })(inner),
 );
+
+/**
+ * Masked layout: leaves each source's rows in a region of its own (row e*R*M + s*M + i, as
+ * version 1 did) instead of packing the expert's rows at the front of its block: holes.
+ */
+export const maskedHoles = brokenBackend(
+  "masked-holes",
+  (inner) =>
+    new (class extends ForwardingSession {
+      override async dispatchRecv(rank: number): Promise<DispatchResult> {
+        const packed = await this.inner.dispatchRecv(rank);
+        if (this.config.layout !== "masked") return packed;
+        const r = copyResult(packed);
+        const { ranks: R, maxTokensPerRank: M, hidden: H } = this.config;
+        const S = packed.scales ? packed.scales.length / (packed.meta.length / 4) : 0;
+        r.meta.fill(0);
+        for (let e = 0; e < r.expertOffsets.length; e++) {
+          let from = packed.expertOffsets[e];
+          for (let s = 0; s < R; s++) {
+            for (let i = 0; i < packed.sourceCounts[e * R + s]; i++, from++) {
+              const to = e * R * M + s * M + i;
+              r.x.set(packed.x.subarray(from * H, (from + 1) * H), to * H);
+              if (S && r.scales) r.scales.set(packed.scales!.subarray(from * S, (from + 1) * S), to * S);
+              r.meta.set(packed.meta.subarray(from * 4, from * 4 + 4), to * 4);
+            }
+          }
+        }
+        return r;
+      }
+    })(inner),
+);

@@ -4,14 +4,16 @@ import {
   dropRow,
   flushSubnormals,
   ignoreUnused,
+  maskedHoles,
   offByOneSlot,
   paddingMeta,
   reversedRows,
   staleCounts,
   swappedProvenance,
 } from "./dispatch.js";
+import { noPartials, partialsDescending } from "./order.js";
 import { anonymousTimeout, lateRefusal, laxPhases, lenientIndices } from "./session.js";
-import { statsStale, statsTokensNotRows } from "./stats.js";
+import { statsRowsPerExpert, statsStale } from "./stats.js";
 
 /** A broken backend and the property that must catch it. */
 export interface BrokenCase {
@@ -38,6 +40,9 @@ export const BROKEN: readonly BrokenCase[] = [
   { backend: paddingMeta, targets: ["dispatch/layout/contiguous"] },
   { backend: reversedRows, targets: ["dispatch/row-order"] },
   { backend: anonymousTimeout, targets: ["session/missing-rank"] },
-  { backend: statsTokensNotRows, targets: ["session/stats"] },
+  { backend: statsRowsPerExpert, targets: ["session/stats"] },
+  { backend: maskedHoles, targets: ["dispatch/rows"] },
+  { backend: partialsDescending, targets: ["combine/exact-order"] },
+  { backend: noPartials, targets: ["combine/exact-order"] },
   { backend: statsStale, targets: ["session/stats"] },
 ];

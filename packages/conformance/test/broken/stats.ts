@@ -1,9 +1,12 @@
 import { peerTraffic, type RankInput, type StepStats } from "@switchyard/core";
 import { brokenBackend, ForwardingSession } from "./wrap.js";
 
-/** Counts tokens sent to each destination, not rows: a token routed to two of its experts counts once. */
-export const statsTokensNotRows = brokenBackend(
-  "stats-tokens-not-rows",
+/**
+ * Reports a row per (token, expert) sent to each destination, as a protocol that crosses to a
+ * rank once per expert would move: a token routed to two experts of one rank counts twice.
+ */
+export const statsRowsPerExpert = brokenBackend(
+  "stats-rows-per-expert",
   (inner) =>
     new (class extends ForwardingSession {
       private readonly tokens = new Map<number, number[]>();
@@ -14,12 +17,10 @@ export const statsTokensNotRows = brokenBackend(
         const perDst = new Array<number>(R).fill(0);
         for (let t = 0; t < input.topkIdx.length / K; t++) {
           if (t % dp !== rank % dp) continue;
-          const dsts = new Set<number>();
           for (let k = 0; k < K; k++) {
             const e = input.topkIdx[t * K + k];
-            if (e >= 0) dsts.add(Math.floor(e / (E / R)));
+            if (e >= 0) perDst[Math.floor(e / (E / R))]++;
           }
-          for (const d of dsts) perDst[d]++;
         }
         this.tokens.set(rank, perDst);
       }

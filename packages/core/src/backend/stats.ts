@@ -1,6 +1,6 @@
-import { type EpConfig, scalesPerRow } from "../config.js";
+import { type EpConfig, localExperts, scalesPerRow } from "../config.js";
 import { dtypeBytes } from "../dtype.js";
-import { META_WORDS } from "../layout/layout.js";
+import { routeWordsOf } from "../layout/layout.js";
 import type { Phase } from "./phases.js";
 
 /** The four calls of a step, in order; `StepStats.completed` names the last one a rank finished. */
@@ -10,7 +10,7 @@ export const STEP_CALLS: readonly StepCall[] = ["dispatchSend", "dispatchRecv", 
 
 /** Rows and bytes one rank exchanged with each peer in one phase. Index = peer rank (this rank included). */
 export interface PeerTraffic {
-  /** [R] rows per peer: token rows for dispatch, expert-output rows for combine. */
+  /** [R] rows per peer: route records (one per token and rank) for dispatch, partials for combine. */
   readonly rows: readonly number[];
   /** [R] bytes per peer: rows[p] * `rowBytes(config, phase)`. Signal words are not counted. */
   readonly bytes: readonly number[];
@@ -31,13 +31,13 @@ export interface StepStats {
   readonly step: number;
   /** The last call of that step that completed on this rank; null before the first. */
   readonly completed: StepCall | null;
-  /** Rows this rank's dispatchSend wrote to each destination (tokens it owns, once per routed expert). */
+  /** Records this rank's dispatchSend wrote to each destination (tokens it owns, once per rank they route to). */
   readonly dispatchSent: PeerTraffic | null;
-  /** Rows each source delivered to this rank's experts, as its signals announced. */
+  /** Records each source delivered to this rank, as its signals announced. */
   readonly dispatchReceived: PeerTraffic | null;
-  /** Expert-output rows this rank's combineSend wrote to each home rank (every rank of a DP group). */
+  /** Partials this rank's combineSend wrote to each home rank (every rank of a DP group). */
   readonly combineSent: PeerTraffic | null;
-  /** Expert-output rows each expert rank announced to this rank at combineRecv. */
+  /** Partials each expert rank announced to this rank at combineRecv. */
   readonly combineReceived: PeerTraffic | null;
   /**
    * [R] milliseconds dispatchRecv waited for each source's signals (from the call's start to the
@@ -51,15 +51,16 @@ export interface StepStats {
 }
 
 /**
- * Bytes one row moves, as `PeerTraffic.bytes` counts them.
- * - dispatch: the payload (hidden * dispatch dtype bytes), its fp32 block scales (fp8: hidden / 128
- *   of them) and its 4 i32 metadata words: H * b + 4 * S + 16;
- * - combine: the bf16 expert output, 2 * H.
+ * Bytes one row moves, as `PeerTraffic.bytes` counts them (docs/protocol.md).
+ * - dispatch: one route record: the payload (hidden * dispatch dtype bytes), its fp32 block scales
+ *   (fp8: hidden / 128 of them) and its W = 2 + 4 * min(topK, localExperts) i32 words: H * b + 4 * S + 4 * W;
+ * - combine: one bf16 partial, 2 * H.
  */
 export function rowBytes(config: EpConfig, phase: "dispatch" | "combine"): number {
   if (phase === "combine") return 2 * config.hidden;
   const d = config.dispatchDtype;
-  return config.hidden * dtypeBytes(d) + 4 * scalesPerRow(config, d) + 4 * META_WORDS;
+  const W = routeWordsOf(Math.min(config.topK, localExperts(config)));
+  return config.hidden * dtypeBytes(d) + 4 * scalesPerRow(config, d) + 4 * W;
 }
 
 /** Traffic of one phase from rows per peer. */

@@ -24,7 +24,9 @@ export const SCALAR_PARAMS = [
   "layoutContiguous",
   "quantize",
   "inputFp8",
-  "stagingTokens",
+  "slotsPerRank",
+  "routeWords",
+  "experts",
 ] as const;
 
 export const PARAM_NAMES: readonly string[] = [
@@ -54,7 +56,9 @@ export function layoutParams(layout: Layout): number[] {
     layoutContiguous: c.layout === "contiguous" ? 1 : 0,
     quantize: c.inputDtype === "bf16" && c.dispatchDtype === "fp8-e4m3" ? 1 : 0,
     inputFp8: c.inputDtype === "fp8-e4m3" ? 1 : 0,
-    stagingTokens: layout.stagingTokens,
+    slotsPerRank: layout.slotsPerRank,
+    routeWords: layout.routeWords,
+    experts: c.experts,
   };
   return [
     ...SCALAR_PARAMS.map((n) => scalars[n]),

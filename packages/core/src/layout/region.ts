@@ -40,7 +40,7 @@ export const REGION_NAMES = [
   "dispatchSignal",
   "dispatchX",
   "dispatchScales",
-  "dispatchMeta",
+  "dispatchRoutes",
   "countSignal",
   "combineSignal",
   "combineX",

@@ -1,5 +1,6 @@
 import { bf16ToNumber, numberToBf16 } from "../codec/bf16.js";
 import type { EpConfig } from "../config.js";
+import { blockPlacement } from "../placement.js";
 import { ownerOf } from "../rows.js";
 import { type RankInput, tokensOf } from "../tensors.js";
 
@@ -9,26 +10,78 @@ import { type RankInput, tokensOf } from "../tensors.js";
  */
 export type ExpertOutputOf = (expert: number, srcRank: number, srcToken: number, slot: number) => Uint16Array;
 
+/** One weighted term of a partial: the router weight and the expert output row (bf16 bits). */
+export interface PartialTerm {
+  w: number;
+  o: ArrayLike<number>;
+}
+
 /**
- * The combine rule for one token: acc = 0 (fp32); for k = 0..K-1 with topkIdx[k] >= 0,
- * acc = fp32(acc + fp32(w[k] * out_k[h])); y[h] = bf16(acc) (round to nearest even, once).
+ * One expert rank's partial for one token: acc = 0 (fp32); for each term (its slots on that rank
+ * in slot order) acc = fp32(acc + fp32(w * o[h])); partial = bf16(acc). Returns bf16 bits [hidden].
+ */
+export function partialOf(hidden: number, terms: readonly PartialTerm[]): Uint16Array {
+  const acc = new Float32Array(hidden);
+  for (const { w, o } of terms) {
+    const wf = Math.fround(w);
+    for (let h = 0; h < hidden; h++) acc[h] = Math.fround(acc[h] + Math.fround(wf * bf16ToNumber(o[h])));
+  }
+  const p = new Uint16Array(hidden);
+  for (let h = 0; h < hidden; h++) p[h] = numberToBf16(acc[h]);
+  return p;
+}
+
+/**
+ * The used slots of one token grouped by the rank hosting their expert: `[rank, slots]` pairs in
+ * ascending rank order, slots ascending within each.
+ */
+export function slotsByRank(
+  topkIdx: ArrayLike<number>,
+  rankOf: (expert: number) => number,
+): [number, number[]][] {
+  const byRank = new Map<number, number[]>();
+  for (let k = 0; k < topkIdx.length; k++) {
+    if (topkIdx[k] < 0) continue;
+    const r = rankOf(topkIdx[k]);
+    const list = byRank.get(r);
+    if (list) list.push(k);
+    else byRank.set(r, [k]);
+  }
+  return [...byRank.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+/**
+ * The home's sum of one token's partials: acc = 0 (fp32); for each partial in ascending rank
+ * order acc = fp32(acc + partial[h]); y[h] = bf16(acc), rounded once.
+ */
+export function sumPartials(hidden: number, partials: readonly ArrayLike<number>[]): Uint16Array {
+  const acc = new Float32Array(hidden);
+  for (const p of partials)
+    for (let h = 0; h < hidden; h++) acc[h] = Math.fround(acc[h] + bf16ToNumber(p[h]));
+  const y = new Uint16Array(hidden);
+  for (let h = 0; h < hidden; h++) y[h] = numberToBf16(acc[h]);
+  return y;
+}
+
+/**
+ * The combine rule for one token (protocol version 2): each expert rank sums its slots in slot
+ * order in fp32 and rounds the partial to bf16 (`partialOf`); the home sums the partials in
+ * ascending rank order in fp32 and rounds once to bf16 (`sumPartials`).
  */
 export function combineToken(
   hidden: number,
   topkIdx: ArrayLike<number>,
   weights: ArrayLike<number>,
-  outputs: (slot: number) => Uint16Array,
+  rankOf: (expert: number) => number,
+  outputs: (slot: number) => ArrayLike<number>,
 ): Uint16Array {
-  const acc = new Float32Array(hidden);
-  for (let k = 0; k < topkIdx.length; k++) {
-    if (topkIdx[k] < 0) continue;
-    const w = Math.fround(weights[k]);
-    const o = outputs(k);
-    for (let h = 0; h < hidden; h++) acc[h] = Math.fround(acc[h] + Math.fround(w * bf16ToNumber(o[h])));
-  }
-  const y = new Uint16Array(hidden);
-  for (let h = 0; h < hidden; h++) y[h] = numberToBf16(acc[h]);
-  return y;
+  const partials = slotsByRank(topkIdx, rankOf).map(([, slots]) =>
+    partialOf(
+      hidden,
+      slots.map((k) => ({ w: weights[k], o: outputs(k) })),
+    ),
+  );
+  return sumPartials(hidden, partials);
 }
 
 /**
@@ -42,6 +95,7 @@ export function referenceCombine(
 ): Uint16Array[] {
   const K = config.topK;
   const H = config.hidden;
+  const placement = blockPlacement(config);
   return inputs.map((input, rank) => {
     const T = tokensOf(config, input);
     const y = new Uint16Array(T * H);
@@ -50,7 +104,7 @@ export function referenceCombine(
       const idx = input.topkIdx.subarray(t * K, (t + 1) * K);
       const w = input.topkWeights.subarray(t * K, (t + 1) * K);
       y.set(
-        combineToken(H, idx, w, (k) => outputOf(idx[k], src, t, k)),
+        combineToken(H, idx, w, placement.rankOf, (k) => outputOf(idx[k], src, t, k)),
         t * H,
       );
     }

@@ -1,16 +1,16 @@
 import { ProtocolError } from "../../errors.js";
 import { blockPlacement } from "../../placement.js";
-import { combineToken } from "../../reference/combine.js";
+import { slotsByRank, sumPartials } from "../../reference/combine.js";
 import { type RankInput, tokensOf } from "../../tensors.js";
 import { readSignal, type StepContext } from "./context.js";
 
 const STAGE = "combine recv";
 
 /**
- * Combine receive on `rank`: checks every expert rank's signal, then that each expert rank
- * announces exactly the rows this rank's tokens route to it (its used slots naming one of that
- * rank's experts), then sums the K slot rows of each token with the router's weights (fp32, slot
- * order) and rounds once to bf16. Returns y [T, hidden] and the rows each expert rank announced.
+ * Combine receive on `rank` (docs/protocol.md): checks every expert rank's signal and that it
+ * announces exactly the partials this rank's tokens route to it (tokens with a used slot naming
+ * one of its experts), then sums each token's partials in ascending rank order in fp32 and rounds
+ * once to bf16. Returns y [T, hidden] and the partials each expert rank announced.
  */
 export function combineRecv(
   ctx: StepContext,
@@ -21,43 +21,42 @@ export function combineRecv(
   const R = config.ranks;
   const K = config.topK;
   const H = config.hidden;
+  const M = config.maxTokensPerRank;
   const T = tokensOf(config, input);
   const sig = heaps[rank].u32("combineSignal");
   const received = new Int32Array(R);
   for (let peer = 0; peer < R; peer++) {
-    const max = config.maxTokensPerRank * K;
     received[peer] = readSignal(sig[peer], {
       rank,
       stage: STAGE,
       region: "combineSignal",
       peer,
       epoch,
-      max,
+      max: M,
     });
   }
   const placement = blockPlacement(config);
+  const routed = Array.from({ length: T }, (_, t) =>
+    slotsByRank(input.topkIdx.subarray(t * K, (t + 1) * K), placement.rankOf),
+  );
   const expected = new Int32Array(R);
-  for (let i = 0; i < T * K; i++) if (input.topkIdx[i] >= 0) expected[placement.rankOf(input.topkIdx[i])]++;
+  for (const ranks of routed) for (const [r] of ranks) expected[r]++;
   for (let peer = 0; peer < R; peer++) {
     if (received[peer] !== expected[peer]) {
       throw new ProtocolError(
         rank,
         STAGE,
         "combineSignal",
-        `expert rank ${peer} announced ${received[peer]} rows, this rank's tokens route ${expected[peer]} slots to it`,
+        `expert rank ${peer} announced ${received[peer]} partials, ${expected[peer]} of this rank's tokens route to it`,
         peer,
       );
     }
   }
-  const rows = heaps[rank].elems("combineX") as Uint16Array;
+  const partials = heaps[rank].elems("combineX") as Uint16Array;
   const y = new Uint16Array(T * H);
-  for (let t = 0; t < T; t++) {
-    const idx = input.topkIdx.subarray(t * K, (t + 1) * K);
-    const w = input.topkWeights.subarray(t * K, (t + 1) * K);
-    y.set(
-      combineToken(H, idx, w, (k) => rows.subarray((t * K + k) * H, (t * K + k + 1) * H)),
-      t * H,
-    );
-  }
+  routed.forEach((ranks, t) => {
+    const rows = ranks.map(([r]) => partials.subarray((r * M + t) * H, (r * M + t + 1) * H));
+    y.set(sumPartials(H, rows), t * H);
+  });
   return { y, received };
 }

@@ -1,42 +1,39 @@
+import { partialOf } from "../../reference/combine.js";
 import { encodeSignal } from "../../signal.js";
 import type { StepContext } from "./context.js";
-import { expertOffsets, receivedCounts } from "./dispatchRecv.js";
+import { readReceived } from "./received.js";
+
+const STAGE = "combine send";
 
 /**
- * Combine send on expert rank `rank`: each delivered row's expert output goes back to
- * combineX[srcToken][slot] on every rank of the source's DP group; then one signal per home rank
- * (combineSignal[rank], count = rows written to that rank). Which rows are delivered is read again
- * from this step's signals and the row metadata, as a kernel would. Returns the rows written to
- * each home rank.
+ * Combine send on expert rank `rank` (docs/protocol.md): for every route record of this step,
+ * the partial of its entries (fp32, slot order, rounded to bf16) goes to combineX[rank][srcToken]
+ * on every rank of the source's DP group; then one signal per home rank (combineSignal[rank],
+ * count = partials written to it). Which records arrived is read again from this step's signals,
+ * as a kernel would. Returns the partials written to each home rank.
  */
 export function combineSend(ctx: StepContext, rank: number, expertOut: Uint16Array): Int32Array {
   const { config, heaps, epoch } = ctx;
   const R = config.ranks;
-  const L = config.experts / R;
   const M = config.maxTokensPerRank;
   const H = config.hidden;
-  const K = config.topK;
   const dp = config.dpSize;
-  const counts = receivedCounts(ctx, rank);
-  const offsets = expertOffsets(ctx, counts);
-  const meta = heaps[rank].i32(config.layout === "masked" ? "dispatchMeta" : "recvMeta");
+  const got = readReceived(ctx, rank, STAGE);
   const sent = new Int32Array(R);
-  for (let e = 0; e < L; e++) {
-    let row = offsets[e];
-    for (let s = 0; s < R; s++) {
-      if (config.layout === "masked") row = (e * R + s) * M;
-      for (let i = 0; i < counts[e * R + s]; i++, row++) {
-        const [src, token, slot] = meta.subarray(row * 4, row * 4 + 3);
-        const group = Math.floor(src / dp) * dp;
-        for (let home = group; home < group + dp; home++) {
-          heaps[home]
-            .elems("combineX")
-            .set(expertOut.subarray(row * H, (row + 1) * H), (token * K + slot) * H);
-          sent[home]++;
-        }
+  got.records.forEach((list, s) => {
+    const group = Math.floor(s / dp) * dp;
+    for (const rec of list) {
+      const terms = rec.entries.map((entry) => {
+        const row = got.rowOf(s, entry);
+        return { w: entry.weight, o: expertOut.subarray(row * H, (row + 1) * H) };
+      });
+      const partial = partialOf(H, terms);
+      for (let home = group; home < group + dp; home++) {
+        heaps[home].elems("combineX").set(partial, (rank * M + rec.srcToken) * H);
+        sent[home]++;
       }
     }
-  }
+  });
   for (let home = 0; home < R; home++)
     heaps[home].u32("combineSignal")[rank] = encodeSignal(epoch, sent[home]);
   return sent;

@@ -10,13 +10,13 @@ import {
   validateRankInput,
 } from "../../tensors.js";
 import { PhaseTracker } from "../phases.js";
-import { rowsBySource, StatsRecorder, type StepStats } from "../stats.js";
+import { StatsRecorder, type StepStats } from "../stats.js";
 import type { Session } from "../types.js";
 import { combineRecv } from "./combineRecv.js";
 import { combineSend } from "./combineSend.js";
 import type { StepContext } from "./context.js";
 import { dispatchRecv } from "./dispatchRecv.js";
-import { dispatchSend } from "./dispatchSend.js";
+import { countsArrived, dispatchSend, dispatchWrite, type PendingSend } from "./dispatchSend.js";
 import { RankHeap } from "./heap.js";
 
 function copyInput(input: RankInput): RankInput {
@@ -39,6 +39,8 @@ export class ReferenceSession implements Session {
   private readonly phases: PhaseTracker;
   private readonly inputs: (RankInput | null)[];
   private readonly recorder: StatsRecorder;
+  /** Contiguous senders whose counts went out and whose rows wait for every rank's counts. */
+  private pending: PendingSend[] = [];
   private destroyed = false;
 
   constructor(readonly config: Readonly<EpConfig>) {
@@ -70,17 +72,36 @@ export class ReferenceSession implements Session {
     validateRankInput(this.config, rank, input);
     this.phases.check(rank, "dispatchSend");
     const kept = copyInput(input);
-    const sent = dispatchSend(this.ctx(rank), rank, kept);
+    const { plan, sent } = dispatchSend(this.ctx(rank), rank, kept);
     this.inputs[rank] = kept;
+    if (this.config.layout === "contiguous") {
+      this.pending = this.pending.filter((p) => p.src !== rank);
+      this.pending.push({ src: rank, input: kept, plan });
+    }
     this.recorder.record(rank, this.phases.step(rank), "dispatchSend", sent);
     this.phases.advance(rank, "dispatchSend");
+    this.progress();
+  }
+
+  /**
+   * Runs the contiguous senders whose wait is over: on a GPU each would wait in its kernel until
+   * every rank's counts arrived; here the continuation runs as soon as they are all there.
+   */
+  private progress(): void {
+    this.pending = this.pending.filter((p) => {
+      const ctx = this.ctx(p.src);
+      if (!countsArrived(ctx, p.src)) return true;
+      dispatchWrite(ctx, p);
+      return false;
+    });
   }
 
   async dispatchRecv(rank: number): Promise<DispatchResult> {
     this.enter(rank, "dispatchRecv");
-    const result = dispatchRecv(this.ctx(rank), rank);
-    const rows = rowsBySource(this.config, result.sourceCounts);
-    this.recorder.record(rank, this.phases.step(rank), "dispatchRecv", rows);
+    this.progress();
+    const { result, received } = dispatchRecv(this.ctx(rank), rank);
+    const records = received.records.map((list) => list.length);
+    this.recorder.record(rank, this.phases.step(rank), "dispatchRecv", records);
     this.phases.advance(rank, "dispatchRecv");
     return result;
   }
@@ -111,5 +132,6 @@ export class ReferenceSession implements Session {
   async destroy(): Promise<void> {
     this.destroyed = true;
     this.heaps.length = 0;
+    this.pending = [];
   }
 }
