@@ -11,7 +11,7 @@ const capabilities: Capabilities = Object.freeze({
   inputDtypes: Object.freeze(["bf16", "fp8-e4m3"] as const),
   dispatchDtypes: Object.freeze(["bf16", "fp8-e4m3"] as const),
   maxRanks: 64,
-  // a token's K combine rows (K * H * 2 bytes) fit any storage binding WebGPU guarantees (128 MiB)
+  // a bf16 row (H * 2 bytes) and a route record fit any storage binding WebGPU guarantees (128 MiB)
   maxHidden: 1 << 16,
   maxTopK: 64,
   hiddenMultiple: 1,

@@ -14,48 +14,51 @@ import { WordLayout } from "./words.js";
 
 /**
  * Everything a session allocates besides the heaps, derived once from the config. Symbols as in
- * core's layout: R ranks, L local experts, M maxTokensPerRank, H hidden, K topK, S = H/128 scales
- * per row (fp8), C = rowsPerSource, N = layout.rows, G DP groups; D = R * C, the most rows a rank
- * can receive; PWd = ceil(H * dispatch bytes / 4) and PWo = ceil(H / 2) words per packed row.
+ * core's layout: R ranks, L local experts, E experts, M maxTokensPerRank, H hidden, K topK,
+ * S = H/128 scales per row (fp8), J = min(K, L) slots per rank, W = 2 + 4 J route words,
+ * N = layout.rows, G DP groups; P packed rows (masked R M J, the most rows a rank receives;
+ * contiguous N); PWd = ceil(H * dispatch bytes / 4) and PWo = ceil(H / 2) words per packed row.
  * All offsets below are in u32 words.
  */
 export type WorkBlock =
-  /** [16 + L*R + 2L]: status [8], scalars [8], sourceCounts [L, R], expertCounts [L], expertOffsets [L]; read back by the host. */
+  /** [16 + L R + 2 L + R]: status [8], scalars [8], sourceCounts [L, R], expertCounts [L], expertOffsets [L], records per source [R]; read back by the host. */
   | "report"
   /** [M, K] i32 and [M, K] f32: this rank's routing, kept from dispatchSend to combineRecv. */
   | "topkIdx"
   | "topkWeights"
-  /** dispatch send plan: rows per global expert [R*L], rows per destination [R], indirect args [R, 8], jobs [R, C, 2] = (t*K + k, destination row). */
+  /** dispatch send: rows per global expert [E], records per destination [R], put args [R, 8], the records [R(dst), M, W]. */
   | "sendCounts"
-  | "sendTotal"
+  | "sendRecs"
   | "sendArgs"
-  | "jobs"
-  /** dispatch recv: signal words as read [max(L*R, R*(L+1))], contiguous totals per source [R]; combine send reads them again into rechk. */
+  | "recs"
+  /** contiguous continuation: count words as read [R, E], first row per global expert [E], counts-arrived flag [4], put args [R, 8]. */
+  | "cnt"
+  | "first"
+  | "flag"
+  | "wArgs"
+  /** receive: signal words as read [R + R L], per (e, s) row prefix [L, R], first packed row per expert [L]. */
   | "saved"
-  | "rechk"
-  | "totals"
-  /** per (e, s) [L, R]: first index in the delivered list, first staging row, first output row. */
-  | "esStart"
-  | "srcStart"
-  | "dstStart"
-  /** indirect args [8] of gather / pack: (groups, rows, 1, 0, 1, rows, 1, 0). */
-  | "recvArgs"
-  /** delivered rows in (e, s, i) order [D]; contiguous: staging row (or padding mark) of each output row [N]. */
+  | "prefix"
+  | "npre"
+  /** receive: records as read [R, M, W], packed index of each entry [R, M, J], entry of each packed row [P], times named per expert [L]. */
+  | "rrecs"
+  | "entN"
   | "deliv"
-  | "gsrc"
-  /** combine send: token*K + slot and source rank of each delivered row [D]. */
-  | "rowTok"
-  | "rowSrc"
-  /** combine send per DP group: delivered-list indices [G, D], indirect args [G, 8], rows sent [G]. */
+  | "seen"
+  /** indirect args [8] of fan / place: (groups, rows, 1, 0, 1, rows, 1, 0). */
+  | "recvArgs"
+  /** combine send per DP group: records to put [G, R M], indirect args [G, 8], partials sent [G], rows put [G]; the last record naming each token [M]. */
   | "cjobs"
   | "cArgs"
   | "sent"
-  /** combine recv: signal words of each expert rank as read [R]; slots this rank's tokens route to each [R]. */
+  | "cPuts"
+  | "lastJob"
+  /** combine recv: signal words of each expert rank as read [R]; tokens that route to each [R]. */
   | "combineCounts"
   | "combineExpected";
 
 export type InboxBlock = "x" | "xScales" | "payload" | "payloadScales";
-export type OutboxBlock = "x" | "scales" | "meta";
+export type OutboxBlock = "x" | "scales" | "meta" | "acc";
 
 /** Words of the report block before sourceCounts. */
 export const REPORT_HEAD = 16;
@@ -69,11 +72,11 @@ export interface SessionPlan {
   readonly H: number;
   readonly K: number;
   readonly S: number;
-  readonly C: number;
+  readonly E: number;
+  readonly J: number;
+  readonly W: number;
   readonly G: number;
-  /** Most rows a rank receives in a step (R * C). */
-  readonly D: number;
-  /** Most rows dispatchRecv reads back: masked D, contiguous N (padding included). */
+  /** Packed rows at most: masked R M J (the most rows a rank receives), contiguous N (padding included). */
   readonly packRows: number;
   /** Words per packed dispatch row, per padded bf16 row. */
   readonly PWd: number;
@@ -82,9 +85,9 @@ export interface SessionPlan {
   readonly work: WordLayout<WorkBlock>;
   /** Shared upload buffer: x [M, H] (input dtype), xScales [M, S], payload [M, H] fp8 and payloadScales [M, S] (quantise only). */
   readonly inbox: WordLayout<InboxBlock>;
-  /** Shared readback staging: packed dispatch rows x [P, PWd], scales [P, S], meta [P, 4]; y [M, PWo] at word 0. */
+  /** Shared readback staging: packed dispatch rows x [P, PWd], scales [P, S], meta [P, 4]; y [M, PWo] at word 0 and the combine sums acc [M, H] f32. */
   readonly outbox: WordLayout<OutboxBlock>;
-  /** Shared upload of expert outputs in delivered order, [D, PWo] words. */
+  /** Shared upload of the packed rows' expert outputs, [P, PWo] words. */
   readonly expertOutBytes: number;
   readonly reportWords: number;
   /** The parameter block: core's `layoutParams` then this package's offsets, in `names` order. */
@@ -118,44 +121,49 @@ export function planSession(
   const layout = computeLayout(config);
   const R = config.ranks;
   const L = localExperts(config);
+  const E = config.experts;
   const M = config.maxTokensPerRank;
   const H = config.hidden;
   const K = config.topK;
   const S = scalesPerRow(config, config.dispatchDtype);
-  const C = layout.rowsPerSource;
+  const J = layout.slotsPerRank;
+  const W = layout.routeWords;
   const N = layout.rows;
   const G = dpGroups(config);
-  const D = R * C;
   const contiguous = config.layout === "contiguous";
   const quantize = config.inputDtype === "bf16" && config.dispatchDtype === "fp8-e4m3";
   const eb = config.dispatchDtype === "bf16" ? 2 : 1;
   const inEb = config.inputDtype === "bf16" ? 2 : 1;
   const PWd = Math.ceil((H * eb) / 4);
   const PWo = Math.ceil(H / 2);
-  const packRows = contiguous ? N : D;
+  const packRows = contiguous ? N : R * M * J;
+  const reportWords = REPORT_HEAD + L * R + 2 * L + R;
 
   const work = new WordLayout<WorkBlock>()
-    .add("report", 16 + L * R + 2 * L)
+    .add("report", reportWords)
     .add("topkIdx", M * K)
     .add("topkWeights", M * K)
-    .add("sendCounts", R * L)
-    .add("sendTotal", R)
+    .add("sendCounts", E)
+    .add("sendRecs", R)
     .add("sendArgs", R * 8)
-    .add("jobs", R * C * 2)
-    .add("saved", Math.max(L * R, R * (L + 1)))
-    .add("rechk", Math.max(L * R, R * (L + 1)))
-    .add("totals", R)
-    .add("esStart", L * R)
-    .add("srcStart", L * R)
-    .add("dstStart", L * R)
+    .add("recs", R * M * W)
+    .add("cnt", contiguous ? R * E : 0)
+    .add("first", contiguous ? E : 0)
+    .add("flag", 4)
+    .add("wArgs", R * 8)
+    .add("saved", R + R * L)
+    .add("prefix", L * R)
+    .add("npre", L)
+    .add("rrecs", R * M * W)
+    .add("entN", R * M * J)
+    .add("deliv", packRows)
+    .add("seen", L)
     .add("recvArgs", 8)
-    .add("deliv", D)
-    .add("gsrc", contiguous ? N : 0)
-    .add("rowTok", D)
-    .add("rowSrc", D)
-    .add("cjobs", G * D)
+    .add("cjobs", G * R * M)
     .add("cArgs", G * 8)
     .add("sent", G)
+    .add("cPuts", G)
+    .add("lastJob", M)
     .add("combineCounts", R)
     .add("combineExpected", R);
   const inbox = new WordLayout<InboxBlock>()
@@ -166,20 +174,24 @@ export function planSession(
   const outbox = new WordLayout<OutboxBlock>()
     .add("x", Math.max(packRows * PWd, M * PWo))
     .add("scales", packRows * S)
-    .add("meta", packRows * 4);
-  const expertOutBytes = Math.max(256, Math.ceil((D * PWo * 4) / 256) * 256);
+    .add("meta", packRows * 4)
+    .add("acc", M * H);
+  const expertOutBytes = Math.max(256, Math.ceil((packRows * PWo * 4) / 256) * 256);
 
   const aux: [string, number][] = [
     ["dpGroups", G],
-    ["deliveredMax", D],
+    ["packRows", packRows],
+    ["recordsMax", R * M],
     ["inbox.send", quantize ? inbox.at("payload") : inbox.at("x")],
     ["inbox.sendScales", quantize ? inbox.at("payloadScales") : inbox.at("xScales")],
     ["inbox.x", inbox.at("x")],
     ["inbox.payload", inbox.at("payload")],
     ["inbox.payloadScales", inbox.at("payloadScales")],
     ["outbox.x", outbox.at("x")],
+    ["outbox.y", outbox.at("x")],
     ["outbox.scales", outbox.at("scales")],
     ["outbox.meta", outbox.at("meta")],
+    ["outbox.acc", outbox.at("acc")],
     ...work.entries().map(([n, o]) => [`work.${n}`, o] as [string, number]),
   ];
   const names = [...PARAM_NAMES, ...aux.map(([n]) => n)];
@@ -191,7 +203,8 @@ export function planSession(
 
   const deviceBinding = Math.floor(limits.maxStorageBufferBindingSize / 256) * 256;
   const binding = Math.min(deviceBinding, maxBinding ?? deviceBinding);
-  const maxItem = Math.max(PWd * 4, S * 4, 16, K * H * 2, H * 2) + 8;
+  // the largest item one window must hold whole: a payload row, its scales, a record, a bf16 row
+  const maxItem = Math.max(PWd * 4, S * 4, W * 4, 16, H * 2) + 8;
   const need = (what: string, bytes: number, bindWhole: boolean) => {
     fitsU32(`${what} bytes`, bytes);
     if (bytes > limits.maxBufferSize) {
@@ -214,7 +227,6 @@ export function planSession(
   need("the input staging buffer", inbox.bytes, true);
   need("the output staging buffer", outbox.bytes, true);
   need("the expert-output staging buffer", expertOutBytes, true);
-  const reportWords = 16 + L * R + 2 * L;
   return {
     config,
     layout,
@@ -224,9 +236,10 @@ export function planSession(
     H,
     K,
     S,
-    C,
+    E,
+    J,
+    W,
     G,
-    D,
     packRows,
     PWd,
     PWo,

@@ -12,6 +12,8 @@ import { OPEN_TIMEOUT_MS, watchdog } from "./watchdog.js";
  * - locals[r]: rank r's local buffers (`layout.localBytes`: recvX / recvScales / recvMeta, contiguous).
  * - works[r]: rank r's scratch (plan.work): its routing from dispatchSend to combineRecv, plans,
  *   the status words.
+ * - sends[r] (contiguous only): rank r's input as dispatchSend left it in the inbox (quantised),
+ *   kept for its continuation, which runs once every rank's counts are in.
  * - inbox, expertOut, outbox: upload and readback staging shared by all ranks (a session runs
  *   one call at a time and the queue orders them).
  * - params: the parameter block (uniform); readback: MAP_READ staging.
@@ -20,6 +22,7 @@ export class Resources {
   readonly heaps: GPUBuffer[] = [];
   readonly locals: GPUBuffer[] = [];
   readonly works: GPUBuffer[] = [];
+  readonly sends: GPUBuffer[] = [];
   readonly inbox: GPUBuffer;
   readonly expertOut: GPUBuffer;
   readonly outbox: GPUBuffer;
@@ -37,6 +40,8 @@ export class Resources {
       this.heaps.push(this.make(`heap ${r}`, Math.max(256, layout.symmetricBytes), storage));
       this.locals.push(this.make(`local ${r}`, Math.max(256, layout.localBytes), storage));
       this.works.push(this.make(`work ${r}`, plan.work.bytes, storage | BufferUsage.INDIRECT));
+      if (plan.config.layout === "contiguous")
+        this.sends.push(this.make(`send ${r}`, plan.inbox.bytes, storage));
     }
     this.inbox = this.make("inbox", plan.inbox.bytes, storage);
     this.expertOut = this.make("expertOut", plan.expertOutBytes, storage);

@@ -26,6 +26,7 @@ import { combineSend } from "./stages/combineSend.js";
 import type { Delivered, StageContext } from "./stages/context.js";
 import { dispatchRecv } from "./stages/dispatchRecv.js";
 import { dispatchSend } from "./stages/dispatchSend.js";
+import { dispatchWrite, type PendingSend } from "./stages/dispatchWrite.js";
 import { readStats } from "./stats.js";
 import { Engine, Submission } from "./submission.js";
 import { watchdog } from "./watchdog.js";
@@ -57,6 +58,12 @@ export class WebGpuSession implements Session {
   private readonly phases: PhaseTracker;
   private readonly tokens: number[];
   private readonly delivered: (Delivered | null)[];
+  /** Contiguous senders whose counts went out and whose rows wait for every rank's counts. */
+  private pending: PendingSend[] = [];
+  /** The epoch of each rank's latest count announcement (contiguous), 0 before its first. */
+  private readonly announced: number[];
+  /** Set once a test hook wrote into a heap: from then on only the GPU knows which counts are there. */
+  private hooked = false;
   private chain: Promise<unknown> = Promise.resolve();
   private destroyed = false;
 
@@ -68,6 +75,7 @@ export class WebGpuSession implements Session {
     this.phases = new PhaseTracker(config.ranks);
     this.tokens = new Array(config.ranks).fill(0);
     this.delivered = new Array(config.ranks).fill(null);
+    this.announced = new Array(config.ranks).fill(0);
   }
 
   static async create(config: EpConfig, options: WebGpuSessionOptions = {}): Promise<WebGpuSession> {
@@ -110,16 +118,37 @@ export class WebGpuSession implements Session {
     }
     return this.serial(async () => {
       this.phases.check(rank, "dispatchSend");
-      await dispatchSend(this.ctx, rank, kept, T, this.epoch(rank));
+      const epoch = this.epoch(rank);
+      await dispatchSend(this.ctx, rank, kept, T, epoch);
       this.tokens[rank] = T;
+      if (this.config.layout === "contiguous") {
+        this.announced[rank] = epoch;
+        this.pending = [...this.pending.filter((p) => p.src !== rank), { src: rank, epoch }];
+      }
       this.phases.advance(rank, "dispatchSend");
+      await this.progress();
     });
+  }
+
+  /**
+   * Runs the contiguous senders whose wait is over, as core's reference does after every
+   * dispatchSend and before every dispatchRecv: on a GPU each would wait in its kernel until
+   * every rank's counts arrived; here its continuation runs once they are all there.
+   */
+  private async progress(): Promise<void> {
+    const now = this.pending.map((p) => ({ src: p.src, epoch: this.epoch(p.src) }));
+    // Every rank announces to every heap, so (without test hooks) a sender's counts are all there
+    // exactly when every rank's latest announcement carries its epoch; only those are tried.
+    const ready = now.filter((p) => this.hooked || this.announced.every((e) => e === p.epoch));
+    const waiting = new Set((await dispatchWrite(this.ctx, ready)).map((p) => p.src));
+    this.pending = now.filter((p) => waiting.has(p.src) || !ready.includes(p));
   }
 
   dispatchRecv(rank: number): Promise<DispatchResult> {
     return this.serial(async () => {
       validateRank(this.config, rank);
       this.phases.check(rank, "dispatchRecv");
+      await this.progress();
       const { result, delivered } = await dispatchRecv(this.ctx, rank, this.epoch(rank));
       this.delivered[rank] = delivered;
       this.phases.advance(rank, "dispatchRecv");
@@ -184,6 +213,7 @@ export class WebGpuSession implements Session {
   /** Overwrites u32 word `index` of `region` on `rank`'s heap (or local buffer), between calls. */
   corruptWord(rank: number, region: RegionName, index: number, word: number): Promise<void> {
     return this.serial(async () => {
+      this.hooked = true;
       const sub = new Submission(this.ctx.engine, `corruptWord(rank ${rank}, ${region}[${index}])`);
       sub.write(this.regionBuffer(rank, region), this.wordAddress(region, index), Uint32Array.of(word >>> 0));
       await sub.run();

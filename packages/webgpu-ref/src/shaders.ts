@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { DeviceHandle } from "./device.js";
-import { FAULT, META_KEY, NONE, PAD } from "./faults.js";
+import { FAULT, NONE, PAD, REGION } from "./faults.js";
 import { ShaderStageCompute } from "./gpu.js";
 import { REPORT_HEAD } from "./plan.js";
 import {
@@ -17,6 +17,11 @@ import { OPEN_TIMEOUT_MS, watchdog } from "./watchdog.js";
 const SHADER_DIR = new URL("./shaders/", import.meta.url);
 /** Shared device code, prepended to every stage in this order. */
 const SHARED = ["common", "bf16", "fp8"];
+/** Device code shared by some stages (bindings and helpers), prepended to those after SHARED. */
+const INCLUDES: Partial<Record<StageFile, string[]>> = {
+  dispatch_send: ["send_rows"],
+  dispatch_write: ["send_rows"],
+};
 
 function readShader(name: string): string {
   const url = new URL(`${name}.wgsl`, SHADER_DIR);
@@ -43,9 +48,9 @@ export function shaderHeader(paramNames: readonly string[]): string {
     `const NP4: u32 = ${u(Math.ceil(paramNames.length / 4))};`,
     `const NONE: u32 = ${u(NONE)};`,
     `const PAD: u32 = ${u(PAD)};`,
-    `const META_KEY: u32 = ${u(META_KEY)};`,
     `const REPORT_HEAD: u32 = ${u(REPORT_HEAD)};`,
     ...Object.entries(FAULT).map(([k, v]) => `const FAULT_${k}: u32 = ${u(v)};`),
+    ...Object.entries(REGION).map(([k, v]) => `const REGION_${k}: u32 = ${u(v)};`),
     ...paramNames.map((n, i) => `const P_${n.replace(/\./g, "_")}: u32 = ${u(i)};`),
   ];
   return `${lines.join("\n")}\n`;
@@ -58,7 +63,7 @@ export function stageSource(
 ): { code: string; where(line: number): string } {
   const parts: [string, string][] = [
     ["header", shaderHeader(paramNames)],
-    ...SHARED.map((n): [string, string] => [`${n}.wgsl`, readShader(n)]),
+    ...[...SHARED, ...(INCLUDES[file] ?? [])].map((n): [string, string] => [`${n}.wgsl`, readShader(n)]),
     [`${file}.wgsl`, readShader(file)],
   ];
   const starts: [string, number][] = [];

@@ -1,21 +1,15 @@
-import {
-  decodeSignal,
-  peerTraffic,
-  rowsBySource,
-  STEP_CALLS,
-  type StepCall,
-  type StepStats,
-} from "@switchyard/core";
+import { decodeSignal, peerTraffic, STEP_CALLS, type StepCall, type StepStats } from "@switchyard/core";
 import type { Delivered, StageContext } from "./stages/context.js";
 import { Submission } from "./submission.js";
 
 /**
- * A rank's counters for its latest step, read from what its own calls left in its work buffer
- * (only its own calls write there): rows per destination of dispatch send (`sendTotal [R]`), rows
- * per DP group of combine send (`sent [G]`, written to every home rank of the group) and the combine
- * signal words its combine receive read (`combineCounts [R]`); dispatch receive's rows per source
- * come from the counts it returned. Wait times are null: calls run one after another and a receive
- * checks each signal once, so nothing waits.
+ * A rank's counters for its latest step (core's StatsRecorder semantics, protocol version 2: a
+ * dispatch row is a route record, a combine row a partial), read from what its own calls left in
+ * its work buffer (only its own calls write there): records per destination of dispatch send
+ * (`sendRecs [R]`), partials per DP group of combine send (`sent [G]`, written to every home rank
+ * of the group) and the combine signal words its combine receive read (`combineCounts [R]`);
+ * dispatch receive's records per source come from the report it returned. Wait times are null:
+ * calls run one after another and a receive checks each signal once, so nothing waits.
  */
 export async function readStats(
   ctx: StageContext,
@@ -26,18 +20,18 @@ export async function readStats(
   const { plan, res, engine } = ctx;
   const { config, R, G } = plan;
   const done = at.completed === null ? 0 : STEP_CALLS.indexOf(at.completed) + 1;
-  let sendTotal: Uint32Array | null = null;
+  let sendRecs: Uint32Array | null = null;
   let sent: Uint32Array | null = null;
   let words: Uint32Array | null = null;
   if (done > 0) {
     const work = res.works[rank];
     const sub = new Submission(engine, `stats(rank ${rank})`);
-    sub.read(work, plan.work.at("sendTotal") * 4, R * 4);
+    sub.read(work, plan.work.at("sendRecs") * 4, R * 4);
     sub.read(work, plan.work.at("sent") * 4, G * 4);
     sub.read(work, plan.work.at("combineCounts") * 4, R * 4);
     const u32 = (b: Uint8Array, n: number) => new Uint32Array(b.buffer, b.byteOffset, n);
     const [a, b, c] = await sub.run();
-    sendTotal = u32(a, R);
+    sendRecs = u32(a, R);
     sent = u32(b, G);
     words = u32(c, R);
   }
@@ -46,11 +40,8 @@ export async function readStats(
     rank,
     step: at.step,
     completed: at.completed,
-    dispatchSent: done >= 1 ? peerTraffic(config, "dispatch", sendTotal!) : null,
-    dispatchReceived:
-      done >= 2 && delivered
-        ? peerTraffic(config, "dispatch", rowsBySource(config, delivered.sourceCounts))
-        : null,
+    dispatchSent: done >= 1 ? peerTraffic(config, "dispatch", sendRecs!) : null,
+    dispatchReceived: done >= 2 && delivered ? peerTraffic(config, "dispatch", delivered.records) : null,
     combineSent:
       done >= 3
         ? peerTraffic(

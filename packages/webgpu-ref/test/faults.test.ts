@@ -9,7 +9,7 @@ import {
 } from "@switchyard/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { expectSameHeaps } from "./helpers.js";
+import { expectSameDispatch, expectSameHeaps } from "./helpers.js";
 import { Pair } from "./pair.js";
 
 /**
@@ -22,7 +22,7 @@ import { Pair } from "./pair.js";
  *   transports), the word is unchanged and the step must be exact: counted apart, as harmless;
  * - late: not there when the receiver looks (reported missing or stale), lands afterwards: the
  *   retry must be exact. A dispatch signal that lands, or changes, after dispatchRecv read it is
- *   refused by combineSend (WebGPU only; the reference has no such recheck);
+ *   refused by combineSend, which reads the signals and route records again (as the reference does);
  * - stale: a word carrying another step's epoch with a plausible count (reported stale).
  * Every detection must be a ProtocolError naming the receiving rank, the stage, the region and
  * the peer, with the same message from both; after the repair the step must match the reference
@@ -90,13 +90,12 @@ type CaseValue = typeof caseArb extends fc.Arbitrary<infer V> ? V : never;
 
 /** The word (region, index) on the receiving rank that `peer`'s signal for this stage lands in. */
 function target(c: CaseValue): { region: RegionName; index: number } {
-  const { config, stage, peer, expert } = c;
+  const { config, stage, rank, peer, expert } = c;
   const L = config.experts / config.ranks;
   if (stage === "combine") return { region: "combineSignal", index: peer };
-  if (config.layout === "masked") return { region: "dispatchSignal", index: expert * config.ranks + peer };
-  return c.total
-    ? { region: "dispatchSignal", index: peer }
-    : { region: "countSignal", index: peer * L + expert };
+  if (c.total) return { region: "dispatchSignal", index: peer };
+  const index = config.layout === "masked" ? peer * L + expert : peer * config.experts + rank * L + expert;
+  return { region: "countSignal", index };
 }
 
 async function runCase(c: CaseValue): Promise<void> {
@@ -132,20 +131,19 @@ async function runCase(c: CaseValue): Promise<void> {
       // dispatchRecv read the right word; then a late (or duplicated) delivery changes it.
       await pair.recv(rank);
       const changed = encodeSignal(epochOfStep(step + 1), decodeSignal(now)!.count);
-      await pair.corrupt(rank, region, index, changed, false);
+      await pair.corrupt(rank, region, index, changed);
       const heapsBefore = await Promise.all(all.map((r) => pair.gpu.readHeap(r)));
-      const e = await pair.gpu.combineSend(rank, pair.out).then(
-        () => null,
-        (err) => err,
+      const e = await pair.expectSameError(
+        (s) => (s === "gpu" ? pair.gpu : pair.ref).combineSend(rank, pair.out),
+        /signal from rank \d+ is stale/,
       );
-      expect(e).toBeInstanceOf(ProtocolError);
       expect([e.rank, e.stage, e.region, e.peer]).toEqual([rank, "combine send", region, peer]);
       for (const r of all) {
         const h = await pair.gpu.readHeap(r);
         expect(new Uint8Array(h.symmetric)).toEqual(new Uint8Array(heapsBefore[r].symmetric));
       }
       tally.detected[kind]++;
-      await pair.corrupt(rank, region, index, now, false);
+      await pair.corrupt(rank, region, index, now);
       for (const r of all) {
         if (r !== rank) await pair.recv(r);
         await pair.csend(r);
@@ -186,5 +184,88 @@ describe("signal faults between stages are detected, never turned into wrong out
       { numRuns: 200 },
     );
     for (const k of KINDS) expect(tally.injected[k], k).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * A route record word changed in flight (token, entry count, local expert, slot or index; weights
+ * are left alone), on the receiver before dispatchRecv, in both sessions: both must refuse with
+ * the same ProtocolError (region dispatchRoutes or the record's counts, naming the source), or
+ * deliver and combine the same bytes. Restored, the step is exact.
+ */
+const recordTally = { injected: 0, refused: 0, accepted: 0 };
+
+afterAll(() => {
+  console.log(
+    `route record faults (webgpu): ${recordTally.injected} injected, ${recordTally.refused} refused by both ` +
+      `with the same error, ${recordTally.accepted} accepted by both with the same bytes`,
+  );
+});
+
+const recordArb = worldArb().chain((config) =>
+  fc.record({
+    config: fc.constant(config),
+    seed: fc.nat(),
+    rank: fc.nat({ max: config.ranks - 1 }),
+    src: fc.nat({ max: config.ranks - 1 }),
+    pick: fc.nat(),
+    value: fc.integer({ min: -1, max: config.maxTokensPerRank + 1 }),
+  }),
+);
+
+type RecordCase = typeof recordArb extends fc.Arbitrary<infer V> ? V : never;
+
+async function runRecordCase(c: RecordCase): Promise<void> {
+  const { config, rank, src } = c;
+  const pair = await Pair.create(config, c.seed);
+  const all = Array.from({ length: config.ranks }, (_, r) => r);
+  try {
+    await pair.send(0);
+    const records = decodeSignal(await pair.gpu.readWord(rank, "dispatchSignal", src))!.count;
+    if (records === 0) return;
+    const W = pair.gpu.layout.routeWords;
+    const j = c.pick % records;
+    const at = (src * config.maxTokensPerRank + j) * W;
+    const n = await pair.gpu.readWord(rank, "dispatchRoutes", at + 1);
+    const words = Array.from({ length: 2 + 4 * n }, (_, w) => w).filter((w) => w < 2 || (w - 2) % 4 !== 3);
+    const w = words[c.pick % words.length];
+    const old = await pair.corrupt(rank, "dispatchRoutes", at + w, c.value >>> 0);
+    recordTally.injected++;
+    const gpu = await pair.gpu.dispatchRecv(rank).then(
+      (r) => ({ ok: r, err: null }),
+      (e) => ({ ok: null, err: e }),
+    );
+    const ref = await pair.ref.dispatchRecv(rank).then(
+      (r) => ({ ok: r, err: null }),
+      (e) => ({ ok: null, err: e }),
+    );
+    expect(gpu.err === null, `gpu ${gpu.err?.message} / ref ${ref.err?.message}`).toBe(ref.err === null);
+    if (gpu.err) {
+      expect(gpu.err).toBeInstanceOf(ProtocolError);
+      expect(gpu.err.message).toBe(ref.err.message);
+      expect([gpu.err.rank, gpu.err.stage, gpu.err.peer]).toEqual([rank, "dispatch recv", src]);
+      recordTally.refused++;
+      await pair.corrupt(rank, "dispatchRoutes", at + w, old);
+      await pair.recv(rank);
+    } else {
+      expectSameDispatch(config, gpu.ok!, ref.ok!, `corrupted record, recv ${rank}`);
+      recordTally.accepted++;
+    }
+    for (const r of all) if (r !== rank) await pair.recv(r);
+    for (const r of all) await pair.csend(r);
+    for (const r of all) await pair.crecv(r);
+    await expectSameHeaps(pair.gpu, pair.ref, `after the route record fault`);
+  } finally {
+    await pair.close();
+  }
+}
+
+describe("route record faults are refused alike, never turned into different output", () => {
+  it("a changed token, entry count, local expert, slot or index word of a random record", async () => {
+    await fc.assert(
+      fc.asyncProperty(recordArb, (c) => runRecordCase(c)),
+      { numRuns: 80 },
+    );
+    expect(recordTally.refused).toBeGreaterThan(0);
   });
 });

@@ -131,20 +131,17 @@ export function expectSameDispatch(
   expect(Array.from(got.expertCounts), `${where} expertCounts`).toEqual(Array.from(want.expertCounts));
   expect(Array.from(got.expertOffsets), `${where} expertOffsets`).toEqual(Array.from(want.expertOffsets));
   expect(got.scales === null, `${where} scales present`).toBe(want.scales === null);
-  const R = config.ranks;
-  const L = config.experts / R;
-  const M = config.maxTokensPerRank;
+  const L = config.experts / config.ranks;
   const H = config.hidden;
   const S = H / 128;
   const rows: number[] = [];
   for (let e = 0; e < L; e++) {
-    if (config.layout === "masked") {
-      for (let s = 0; s < R; s++)
-        for (let i = 0; i < want.sourceCounts[e * R + s]; i++) rows.push((e * R + s) * M + i);
-    } else {
-      const n = Math.ceil(want.expertCounts[e] / config.expertAlignment) * config.expertAlignment;
-      for (let i = 0; i < n; i++) rows.push(want.expertOffsets[e] + i); // padding rows included
-    }
+    // masked: expert e's rows packed at the front of its block; contiguous: padding rows included
+    const n =
+      config.layout === "masked"
+        ? want.expertCounts[e]
+        : Math.ceil(want.expertCounts[e] / config.expertAlignment) * config.expertAlignment;
+    for (let i = 0; i < n; i++) rows.push(want.expertOffsets[e] + i);
   }
   for (const row of rows) {
     const at = `${where} row ${row}`;

@@ -4,7 +4,7 @@ import { describeMemory, growth, settledMemory } from "../../../test-support/mem
 import { webgpuBackend } from "../src/index.js";
 import { randomExpertOut, randomInputs, rng, runStep } from "./helpers.js";
 
-// R4 E16 K4 H1024 M64 masked: each session allocates 4 heaps of 2.6 MiB plus work and staging
+// R4 E16 K4 H1024 M64 masked: each session allocates 4 heaps of 1 MiB and 4 local buffers of 2 MiB, work and staging
 // buffers (over 10 MiB) on the device, which lavapipe keeps in host memory; a session that leaked
 // them would add over 10 MiB a cycle (over 2 GiB over the run).
 const config = defineConfig({ ranks: 4, experts: 16, topK: 4, hidden: 1024, maxTokensPerRank: 64 });

@@ -1,19 +1,19 @@
 // combine_recv.wgsl: combine receive on home rank C.rank (core backend/reference/combineRecv.ts).
 //
-// Checks every expert rank's signal word (missing, stale, malformed, more than M*K rows) and that
-// each announces the rows this rank's used slots route to it; then, for each token, sums its K slot
-// rows of combineX weighted by the router (fp32, slot order k = 0..K-1, unused slots skipped) and
-// rounds once to bf16: y [T, H], written to the outbox with rows padded to whole words.
-// Dispatch order (host: stages/combineRecv.ts): check (per heap window), total, sum (per heap window).
+// Checks every expert rank's signal word (missing, stale, malformed, more than M partials) and
+// that each announces as many partials as this rank's tokens route to it (tokens with a used slot
+// naming one of its experts); then y[t] = bf16(sum over ranks r ascending that t routes to of
+// fp32(combineX[r][t])): fp32 accumulation from 0, one final rounding.
+// Dispatch order (host: stages/combineRecv.ts): check (per heap window), total, clear, then for
+// r = 0..R-1 ascending: sum (per heap window); finish.
 
-/// Report, routing [M, K] (i32) and weights [M, K] (f32), combineCounts [R] (the words as read),
-/// combineExpected [R].
+/// Report, routing [M, K] (i32), combineCounts [R] (the words as read), combineExpected [R].
 @group(0) @binding(2) var<storage, read_write> work: array<u32>;
 @group(0) @binding(3) var<storage, read> workR: array<u32>;
-/// This rank's heap (window C.a): signals as atomics, combineX [M, K, H] bf16 as words.
+/// This rank's heap (window C.a): signals as atomics, combineX [R, M, H] bf16 as words.
 @group(0) @binding(4) var<storage, read_write> heapSig: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read> rd: array<u32>;
-/// y [T, ceil(H / 2)] words.
+/// acc [T, H] f32 (the running sums) and y [T, ceil(H / 2)] words.
 @group(0) @binding(6) var<storage, read_write> outbox: array<u32>;
 
 /// One invocation per expert rank: read its signal word.
@@ -29,8 +29,21 @@ fn check(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg
   }
 }
 
-/// One invocation: the words in peer order, then each expert rank's rows against the used slots
-/// this rank's tokens route to it (peer order).
+/// Whether token t has a used slot naming an expert of rank r (routing in `work` or `workR`).
+fn routes_to(t: u32, r: u32) -> bool {
+  let K = p(P_topK);
+  let L = p(P_localExperts);
+  for (var k = 0u; k < K; k++) {
+    let e = workR[p(P_work_topkIdx) + t * K + k];
+    if (e != 0xffffffffu && e / L == r) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// One invocation: the words in peer order, then each expert rank's partials against the tokens
+/// that route to it (peer order).
 @compute @workgroup_size(WG)
 fn total(@builtin(global_invocation_id) gid: vec3u) {
   if (gid.x != 0u) {
@@ -39,20 +52,20 @@ fn total(@builtin(global_invocation_id) gid: vec3u) {
   let R = p(P_ranks);
   let K = p(P_topK);
   let L = p(P_localExperts);
+  let M = p(P_maxTokensPerRank);
   let r = p(P_work_report);
-  let maxRows = p(P_maxTokensPerRank) * K;
   for (var i = 0u; i < 8u; i++) {
     work[r + i] = 0u;
   }
   work[r] = NONE;
   for (var peer = 0u; peer < R; peer++) {
     let w = work[p(P_work_combineCounts) + peer];
-    let f = signal_fault(w, C.epoch, maxRows);
+    let f = signal_fault(w, C.epoch, M);
     if (f != 0u) {
       work[r] = peer;
       work[r + 1u] = f;
       work[r + 2u] = w;
-      work[r + 3u] = maxRows;
+      work[r + 3u] = M;
       return;
     }
   }
@@ -60,10 +73,22 @@ fn total(@builtin(global_invocation_id) gid: vec3u) {
   for (var peer = 0u; peer < R; peer++) {
     work[expected + peer] = 0u;
   }
-  for (var i = 0u; i < C.tokens * K; i++) {
-    let e = work[p(P_work_topkIdx) + i];
-    if (e != 0xffffffffu) {
-      work[expected + e / L] += 1u;
+  for (var t = 0u; t < C.tokens; t++) {
+    for (var k = 0u; k < K; k++) {
+      let e = work[p(P_work_topkIdx) + t * K + k];
+      if (e == 0xffffffffu) {
+        continue;
+      }
+      var first = true; // the first used slot of t on rank e / L
+      for (var k2 = 0u; k2 < k; k2++) {
+        let e2 = work[p(P_work_topkIdx) + t * K + k2];
+        if (e2 != 0xffffffffu && e2 / L == e / L) {
+          first = false;
+        }
+      }
+      if (first) {
+        work[expected + e / L] += 1u;
+      }
     }
   }
   for (var peer = 0u; peer < R; peer++) {
@@ -79,13 +104,18 @@ fn total(@builtin(global_invocation_id) gid: vec3u) {
   }
 }
 
-/// fp32(w * x), rounded on its own: the OR with the runtime zero keeps a compiler from fusing it
-/// into the following add (core's rule: separate multiply and add, no FMA contraction).
-fn product(w: f32, x: f32) -> f32 {
-  return bitcast<f32>(bitcast<u32>(w * x) | C.zero);
+/// One invocation per element of acc [T, H]: 0.
+@compute @workgroup_size(WG)
+fn clear(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = lin(gid, nwg);
+  if (i < C.tokens * p(P_hidden)) {
+    outbox[p(P_outbox_acc) + i] = 0u;
+  }
 }
 
-/// Workgroup y strides over tokens, invocations over the words of the token's y row (two elements each).
+/// Expert rank r = C.peer's partials: workgroup y strides over tokens, invocations over the
+/// elements of a token's row; acc = fp32(acc + partial) where t routes to r and window C.a holds
+/// the row's start.
 @compute @workgroup_size(WG)
 fn sum(
   @builtin(workgroup_id) wg: vec3u,
@@ -93,45 +123,38 @@ fn sum(
   @builtin(local_invocation_index) li: u32,
 ) {
   let H = p(P_hidden);
-  let K = p(P_topK);
-  let PWo = (H + 1u) / 2u;
+  let region = p(P_combineX_offset);
   if (workR[p(P_work_report)] != NONE) {
     return;
   }
   for (var t = wg.y; t < C.tokens; t += nwg.y) {
-    if (!mine_a(p(P_combineX_offset) + ((t * K * H) >> 1u) * 4u)) {
+    let a = (C.peer * p(P_maxTokensPerRank) + t) * H;
+    if (!routes_to(t, C.peer) || !mine_a(region + (a >> 1u) * 4u)) {
       continue;
     }
-    let base = at_a(p(P_combineX_offset));
-    for (var v = wg.x * WG + li; v < PWo; v += nwg.x * WG) {
-      let h = 2u * v;
-      let second = h + 1u < H;
-      var acc0 = 0.0;
-      var acc1 = 0.0;
-      for (var k = 0u; k < K; k++) {
-        let slot = t * K + k;
-        if (workR[p(P_work_topkIdx) + slot] == 0xffffffffu) {
-          continue;
-        }
-        let w = bitcast<f32>(workR[p(P_work_topkWeights) + slot]);
-        let e = slot * H + h; // element of combineX
-        let word = rd[base + (e >> 1u)];
-        var x0 = word & 0xffffu;
-        var x1 = word >> 16u;
-        if ((e & 1u) == 1u) {
-          x0 = x1;
-          x1 = rd[base + (e >> 1u) + 1u] & 0xffffu;
-        }
-        acc0 = acc0 + product(w, bf16_to_f32(x0));
-        if (second) {
-          acc1 = acc1 + product(w, bf16_to_f32(x1));
-        }
-      }
-      var y = f32_bits_to_bf16(bitcast<u32>(acc0));
-      if (second) {
-        y |= f32_bits_to_bf16(bitcast<u32>(acc1)) << 16u;
-      }
-      outbox[t * PWo + v] = y;
+    for (var h = wg.x * WG + li; h < H; h += nwg.x * WG) {
+      let e = a + h;
+      let x = bf16_to_f32(half_of(rd[at_a(region + (e >> 1u) * 4u)], e));
+      let at = p(P_outbox_acc) + t * H + h;
+      outbox[at] = bitcast<u32>(bitcast<f32>(outbox[at]) + x);
     }
   }
+}
+
+/// One invocation per word of y [T, ceil(H / 2)]: two sums rounded once to bf16.
+@compute @workgroup_size(WG)
+fn finish(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let H = p(P_hidden);
+  let PWo = (H + 1u) / 2u;
+  let i = lin(gid, nwg);
+  if (i >= C.tokens * PWo || workR[p(P_work_report)] != NONE) {
+    return;
+  }
+  let t = i / PWo;
+  let h = 2u * (i % PWo);
+  var y = f32_bits_to_bf16(outbox[p(P_outbox_acc) + t * H + h]);
+  if (h + 1u < H) {
+    y |= f32_bits_to_bf16(outbox[p(P_outbox_acc) + t * H + h + 1u]) << 16u;
+  }
+  outbox[p(P_outbox_y) + i] = y;
 }

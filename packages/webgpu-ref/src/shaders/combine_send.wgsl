@@ -1,85 +1,28 @@
-// combine_send.wgsl: combine send on expert rank C.rank (core backend/reference/combineSend.ts).
+// combine_send.wgsl: combine send on expert rank C.rank (core backend/reference/combineSend.ts),
+// after receive.wgsl read this step's signals and records again and checked them.
 //
-// Each delivered row's expert output goes back to combineX[srcToken][slot] on every rank of the
-// source's DP group; then one signal per home rank: combineSignal[C.rank] = (epoch, rows sent there).
-// Which rows were delivered is this step's dispatch receive result; the dispatch signal words are
-// read again and must be exactly those dispatch receive checked (a word that changed since is a
-// late or duplicated signal), and each row's meta must name a token and slot of the world.
-// Nothing is written anywhere unless every check passes.
-// Dispatch order (host: stages/combineSend.ts): recheck (per heap window), rowinfo (per window of
-// the meta's buffer), plan, then per home rank: put (per heap window and bf16 phase), signal.
+// For every record (s, j), token t: acc = 0 (fp32); for each entry in slot order
+// acc = fp32(acc + fp32(w * out[row])); partial = bf16(acc), written to combineX[rank][t] on
+// every rank of s's DP group; then one signal per home rank: combineSignal[rank] = (epoch,
+// partials written there). Nothing is written unless receive.wgsl found no fault.
+// Dispatch order (host: stages/combineSend.ts): receive.wgsl, plan, then per home rank: put
+// (per heap window and bf16 phase), signal.
 
-/// Report, saved / rechk words, deliv [D], rowTok / rowSrc [D], cjobs [G, D], cArgs [G, 8], sent [G].
+/// report, rrecs [R, M, W], entN [R, M, J], cjobs [G, R M], cArgs [G, 8], sent [G] partials,
+/// cPuts [G] rows put, lastJob [M] the last record of a group naming each token.
 @group(0) @binding(2) var<storage, read_write> work: array<u32>;
 @group(0) @binding(3) var<storage, read> workR: array<u32>;
-/// recheck: this rank's heap; signal: the home rank's heap (window C.a), as atomics.
+/// The home rank's heap (window C.a), as atomics (signal).
 @group(0) @binding(4) var<storage, read_write> heapSig: array<atomic<u32>>;
-/// The row meta: this rank's heap (masked dispatchMeta) or local buffer (contiguous recvMeta), window C.a.
-@group(0) @binding(5) var<storage, read> rd: array<u32>;
-/// Expert outputs in delivered order, bf16 rows padded to whole words: [D, ceil(H / 2)].
+/// Expert outputs of the packed rows (receive.wgsl's packed index), bf16 padded to whole words: [P, ceil(H / 2)].
 @group(0) @binding(6) var<storage, read> eout: array<u32>;
 /// The home rank's heap (window C.a).
 @group(0) @binding(7) var<storage, read_write> heap: array<u32>;
 
-/// One invocation per dispatch signal word of this rank: read it again.
-@compute @workgroup_size(WG)
-fn recheck(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let q = lin(gid, nwg);
-  if (q >= dispatch_signal_words()) {
-    return;
-  }
-  let addr = dispatch_signal_addr(q);
-  if (mine_a(addr)) {
-    work[p(P_work_rechk) + q] = atomicLoad(&heapSig[at_a(addr)]);
-  }
-}
-
-/// One invocation per delivered row n: token * K + slot and source rank from its meta.
-@compute @workgroup_size(WG)
-fn rowinfo(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let n = lin(gid, nwg);
-  if (n >= work[p(P_work_report) + 8u]) {
-    return;
-  }
-  let row = work[p(P_work_deliv) + n];
-  var start = p(P_dispatchMeta_offset) + row * 16u;
-  if (contiguous()) {
-    start = p(P_recvMeta_offset) + row * 16u;
-  }
-  if (!mine_a(start)) {
-    return;
-  }
-  let src = rd[at_a(start)];
-  let token = rd[at_a(start + 4u)];
-  let slot = rd[at_a(start + 8u)];
-  var tok = NONE;
-  if (src < p(P_ranks) && token < p(P_maxTokensPerRank) && slot < p(P_topK)) {
-    tok = token * p(P_topK) + slot;
-  }
-  work[p(P_work_rowTok) + n] = tok;
-  work[p(P_work_rowSrc) + n] = src;
-}
-
-fn report(key: u32, code: u32, word: u32, a: u32, b: u32, c: u32) {
-  let r = p(P_work_report);
-  work[r] = key;
-  work[r + 1u] = code;
-  work[r + 2u] = word;
-  work[r + 3u] = a;
-  work[r + 4u] = b;
-  work[r + 5u] = c;
-}
-
-/// The key core's check order gives dispatch signal word q (dispatch_recv's check_signals).
-fn signal_key(q: u32) -> u32 {
-  let L = p(P_localExperts);
-  if (contiguous()) {
-    return (q / (L + 1u)) * (L + 2u) + q % (L + 1u);
-  }
-  return q;
-}
-
-/// One invocation: the checks, then each DP group's row list and indirect args; zero args on a fault.
+/// One invocation: each DP group's records (s M + j for the sources s of the group, in order),
+/// partials per group (sent, for the signal) and indirect args; zero args if receive.wgsl
+/// reported a fault. Two records naming one token of a group (a corrupt but accepted record) write
+/// one row: only the last one is put, as core's sequential writes leave it.
 @compute @workgroup_size(WG)
 fn plan(@builtin(global_invocation_id) gid: vec3u) {
   if (gid.x != 0u) {
@@ -87,42 +30,33 @@ fn plan(@builtin(global_invocation_id) gid: vec3u) {
   }
   let G = p(P_dpGroups);
   let dp = p(P_dpSize);
-  let Dmax = p(P_deliveredMax);
-  let D = work[p(P_work_report) + 8u];
-  report(NONE, 0u, 0u, 0u, 0u, 0u);
-  var fault = false;
-  for (var q = 0u; q < dispatch_signal_words(); q++) {
-    let cur = work[p(P_work_rechk) + q];
-    let old = work[p(P_work_saved) + q];
-    if (cur != old) {
-      report(signal_key(q), FAULT_CHANGED, cur, old, 0u, 0u);
-      fault = true;
-      break;
-    }
-  }
-  if (!fault) {
-    for (var n = 0u; n < D; n++) {
-      if (work[p(P_work_rowTok) + n] == NONE) {
-        let row = work[p(P_work_deliv) + n];
-        report(META_KEY + n, FAULT_META, row, work[p(P_work_rowSrc) + n], 0u, 0u);
-        fault = true;
-        break;
-      }
-    }
-  }
+  let M = p(P_maxTokensPerRank);
+  let W = p(P_routeWords);
+  let stride = p(P_recordsMax);
+  let ok = work[p(P_work_report)] == NONE;
+  let records = p(P_work_report) + REPORT_HEAD + p(P_localExperts) * (p(P_ranks) + 2u);
+  let last = p(P_work_lastJob);
   for (var g = 0u; g < G; g++) {
     var cnt = 0u;
-    if (!fault) {
-      for (var n = 0u; n < D; n++) {
-        if (work[p(P_work_rowSrc) + n] / dp == g) {
-          work[p(P_work_cjobs) + g * Dmax + cnt] = n;
-          cnt++;
+    for (var s = g * dp; s < (g + 1u) * dp && ok; s++) {
+      for (var j = 0u; j < work[records + s]; j++) {
+        work[last + work[p(P_work_rrecs) + (s * M + j) * W]] = s * M + j;
+        cnt++;
+      }
+    }
+    var puts = 0u;
+    for (var s = g * dp; s < (g + 1u) * dp && ok; s++) {
+      for (var j = 0u; j < work[records + s]; j++) {
+        if (work[last + work[p(P_work_rrecs) + (s * M + j) * W]] == s * M + j) {
+          work[p(P_work_cjobs) + g * stride + puts] = s * M + j;
+          puts++;
         }
       }
     }
     work[p(P_work_sent) + g] = cnt;
+    work[p(P_work_cPuts) + g] = puts;
     let a = p(P_work_cArgs) + g * 8u;
-    let y = min(cnt, MAX_GROUPS);
+    let y = min(puts, MAX_GROUPS);
     work[a] = C.groups;
     work[a + 1u] = y;
     work[a + 2u] = 1u;
@@ -134,43 +68,68 @@ fn plan(@builtin(global_invocation_id) gid: vec3u) {
   }
 }
 
-fn eout_bf16(e: u32) -> u32 {
-  return half_of(eout[e >> 1u], e);
+/// fp32(w * x), rounded on its own: the OR with the runtime zero keeps a compiler from fusing it
+/// into the following add (core's rule: separate multiply and add, no FMA contraction).
+fn product(w: f32, x: f32) -> f32 {
+  return bitcast<f32>(bitcast<u32>(w * x) | C.zero);
 }
 
-/// Delivered row n's expert output (word-aligned in eout) into combineX element a of the home's
-/// heap: phase 0 the whole words, phases 1 / 2 a last / first element shared with a neighbour row.
-fn put_row(n: u32, a: u32, first: u32, step: u32) {
+/// Elements h and h + 1 (if h + 1 < H) of record id's partial, bf16 bits in the low and high half.
+fn partial(id: u32, h: u32) -> u32 {
+  let H = p(P_hidden);
+  let rec = p(P_work_rrecs) + id * p(P_routeWords);
+  let J = p(P_slotsPerRank);
+  let PWo = (H + 1u) / 2u;
+  let second = h + 1u < H;
+  var acc0 = 0.0;
+  var acc1 = 0.0;
+  for (var i = 0u; i < workR[rec + 1u]; i++) {
+    let w = bitcast<f32>(workR[rec + 5u + 4u * i]);
+    let e = 2u * PWo * workR[p(P_work_entN) + id * J + i] + h; // element of eout
+    let word = eout[e >> 1u];
+    var x0 = word & 0xffffu;
+    var x1 = word >> 16u;
+    if ((e & 1u) == 1u) {
+      x0 = x1;
+      x1 = select(0u, eout[(e >> 1u) + 1u] & 0xffffu, second);
+    }
+    acc0 = acc0 + product(w, bf16_to_f32(x0));
+    acc1 = acc1 + product(w, bf16_to_f32(x1));
+  }
+  var y = f32_bits_to_bf16(bitcast<u32>(acc0));
+  if (second) {
+    y |= f32_bits_to_bf16(bitcast<u32>(acc1)) << 16u;
+  }
+  return y;
+}
+
+/// Record id's partial into combineX element a of the home's heap: phase 0 the whole words,
+/// phases 1 / 2 a last / first element shared with a neighbour row.
+fn put_row(id: u32, a: u32, first: u32, step: u32) {
   let H = p(P_hidden);
   let region = p(P_combineX_offset);
-  let src = n * ((H + 1u) / 2u); // first word of the row in eout
   if (C.phase == 0u) {
     let w0 = (a + 1u) >> 1u;
     let d = at_a(region + w0 * 4u);
-    let aligned = (a & 1u) == 0u;
+    let odd = a & 1u; // 1: word w0 + v holds row elements 2v + 1 and 2v + 2
     let words = (a + H - 2u * w0) >> 1u;
     for (var v = first; v < words; v += step) {
-      if (aligned) {
-        heap[d + v] = eout[src + v];
-      } else {
-        // destination word w0 + v holds row elements 2v + 1 and 2v + 2
-        heap[d + v] = (eout[src + v] >> 16u) | (eout[src + v + 1u] << 16u);
-      }
+      heap[d + v] = partial(id, 2u * v + odd);
     }
   } else if (first == 0u) {
     if (C.phase == 1u && ((a + H) & 1u) == 1u) {
       let i = at_a(region + ((a + H - 1u) >> 1u) * 4u);
-      heap[i] = (heap[i] & 0xffff0000u) | eout_bf16(2u * src + H - 1u);
+      heap[i] = (heap[i] & 0xffff0000u) | partial(id, H - 1u);
     }
     if (C.phase == 2u && (a & 1u) == 1u) {
       let i = at_a(region + (a >> 1u) * 4u);
-      heap[i] = (heap[i] & 0xffffu) | (eout_bf16(2u * src) << 16u);
+      heap[i] = (heap[i] & 0xffffu) | ((partial(id, 0u) & 0xffffu) << 16u);
     }
   }
 }
 
-/// Grid (indirect, cArgs of the home's group): y strides over the group's rows, the invocations
-/// over a row's words.
+/// Grid (indirect, cArgs of the home's group): y strides over the group's records, the
+/// invocations over a row's words.
 @compute @workgroup_size(WG)
 fn put(
   @builtin(workgroup_id) wg: vec3u,
@@ -178,18 +137,20 @@ fn put(
   @builtin(local_invocation_index) li: u32,
 ) {
   let H = p(P_hidden);
+  let M = p(P_maxTokensPerRank);
   let g = C.peer / p(P_dpSize);
-  let cnt = workR[p(P_work_sent) + g];
-  for (var j = wg.y; j < cnt; j += nwg.y) {
-    let n = workR[p(P_work_cjobs) + g * p(P_deliveredMax) + j];
-    let a = workR[p(P_work_rowTok) + n] * H;
+  let cnt = workR[p(P_work_cPuts) + g];
+  for (var q = wg.y; q < cnt; q += nwg.y) {
+    let id = workR[p(P_work_cjobs) + g * p(P_recordsMax) + q];
+    let token = workR[p(P_work_rrecs) + id * p(P_routeWords)];
+    let a = (C.rank * M + token) * H;
     if (mine_a(p(P_combineX_offset) + (a >> 1u) * 4u)) {
-      put_row(n, a, wg.x * WG + li, nwg.x * WG);
+      put_row(id, a, wg.x * WG + li, nwg.x * WG);
     }
   }
 }
 
-/// After the rows: this rank's signal word on home rank C.peer.
+/// After the partials: this rank's signal word on home rank C.peer.
 @compute @workgroup_size(WG)
 fn signal(@builtin(global_invocation_id) gid: vec3u) {
   if (gid.x != 0u || workR[p(P_work_report)] != NONE) {

@@ -25,10 +25,10 @@ struct Call {
   epoch: u32,   // this step's epoch (core signal.ts)
   phase: u32,   // bf16 row copies: 0 whole words, 1 a row's last half-word, 2 a row's first half-word
   groups: u32,  // workgroups along x of a row kernel (written into indirect args)
-  zero: u32,    // always 0; keeps compilers from contracting a * b + c (combine_recv)
+  zero: u32,    // always 0; keeps compilers from contracting a * b + c (combine_send)
   spare: u32,
   a: Window,    // the heap-side binding (or the local buffer where a kernel reads it instead)
-  b: Window,    // the local binding of `gather`
+  b: Window,    // a second window (reserved: no stage binds two windows at once now)
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -49,14 +49,6 @@ fn mine_a(byte_addr: u32) -> bool {
 
 fn at_a(byte_addr: u32) -> u32 {
   return (byte_addr - C.a.base) >> 2u;
-}
-
-fn mine_b(byte_addr: u32) -> bool {
-  return byte_addr / C.b.stride == C.b.index;
-}
-
-fn at_b(byte_addr: u32) -> u32 {
-  return (byte_addr - C.b.base) >> 2u;
 }
 
 fn contiguous() -> bool {
@@ -104,28 +96,14 @@ fn half_of(word: u32, e: u32) -> u32 {
   return (word >> ((e & 1u) * 16u)) & 0xffffu;
 }
 
-// ---- the dispatch signal words a receiving rank reads, in core's check order ----
-// masked: q = e * R + s -> dispatchSignal[e][s]
-// contiguous: q = s * (L + 1) + j -> j == 0: dispatchSignal[s], else countSignal[s][j - 1]
+// ---- route records (docs/protocol.md): W = 2 + 4 J words, (srcToken, n, n x (localExpert, slot, index, weight bits)) ----
 
-fn dispatch_signal_words() -> u32 {
-  let R = p(P_ranks);
-  let L = p(P_localExperts);
-  if (contiguous()) {
-    return R * (L + 1u);
-  }
-  return L * R;
+/// Words of a route record with n entries that a sender writes (entries past n are left alone).
+fn record_words(n: u32) -> u32 {
+  return 2u + 4u * n;
 }
 
-fn dispatch_signal_addr(q: u32) -> u32 {
-  let L = p(P_localExperts);
-  if (!contiguous()) {
-    return p(P_dispatchSignal_offset) + q * 4u;
-  }
-  let s = q / (L + 1u);
-  let j = q % (L + 1u);
-  if (j == 0u) {
-    return p(P_dispatchSignal_offset) + s * 4u;
-  }
-  return p(P_countSignal_offset) + (s * L + j - 1u) * 4u;
+/// Whether signal word `w` carries this step's epoch (core's countsArrived).
+fn arrived(w: u32, epoch: u32) -> bool {
+  return w != 0u && (w >> 21u) == epoch;
 }

@@ -5,7 +5,8 @@ import type { StageContext } from "./context.js";
 
 /**
  * Combine receive on home rank `rank` (T tokens this step): one submission of combine_recv.wgsl's
- * kernels; throws the ProtocolError they report, else returns y [T, hidden] bf16 bits.
+ * kernels (the partials summed in ascending expert-rank order, one dispatch per rank and heap
+ * window); throws the ProtocolError they report, else returns y [T, hidden] bf16 bits.
  */
 export async function combineRecv(
   ctx: StageContext,
@@ -16,27 +17,24 @@ export async function combineRecv(
   const { plan, res, engine } = ctx;
   const { R, H, PWo } = plan;
   const work = res.works[rank];
+  const outbox = wholeRange(res.outbox);
   const sub = new Submission(engine, `combineRecv(rank ${rank})`);
   const call = { rank, tokens: T, epoch };
   for (const a of plan.heapWindows) {
-    sub.dispatch(
-      "crecvCheck",
-      { work: wholeRange(work), heap: windowRange(res.heaps[rank], a) },
-      { ...call, a },
-      linearGrid(R),
-    );
+    const bind = { work: wholeRange(work), heap: windowRange(res.heaps[rank], a) };
+    sub.dispatch("crecvCheck", bind, { ...call, a }, linearGrid(R));
   }
   sub.dispatch("crecvTotal", { work: wholeRange(work) }, call, { x: 1, y: 1 });
-  for (const a of plan.heapWindows) {
-    const bind = {
-      work: wholeRange(work),
-      heap: windowRange(res.heaps[rank], a),
-      outbox: wholeRange(res.outbox),
-    };
-    sub.dispatch("crecvSum", bind, { ...call, a }, { x: 1, y: Math.min(T, MAX_GROUPS) });
+  sub.dispatch("crecvClear", { outbox }, call, linearGrid(T * H));
+  for (let r = 0; r < R; r++) {
+    for (const a of plan.heapWindows) {
+      const bind = { work: wholeRange(work), heap: windowRange(res.heaps[rank], a), outbox };
+      sub.dispatch("crecvSum", bind, { ...call, peer: r, a }, { x: 1, y: Math.min(T, MAX_GROUPS) });
+    }
   }
+  sub.dispatch("crecvFinish", { work: wholeRange(work), outbox }, call, linearGrid(T * PWo));
   sub.read(work, plan.work.at("report") * 4, 32);
-  if (T > 0) sub.read(res.outbox, 0, T * PWo * 4);
+  if (T > 0) sub.read(res.outbox, plan.outbox.at("x") * 4, T * PWo * 4);
   const [bytes, yBytes] = await sub.run();
   const status = new Uint32Array(bytes.buffer, bytes.byteOffset, 8);
   if (faulted(status)) throw combineRecvError(rank, status.slice(), epoch);

@@ -1,11 +1,14 @@
-import { combineSendError, faulted } from "../protocol.js";
-import { linearGrid, Submission, wholeRange, windowRange } from "../submission.js";
-import { bf16Phases, type Delivered, deliveredRowIndices, indirect, type StageContext } from "./context.js";
+import { faulted, receiveError } from "../protocol.js";
+import { Submission, wholeRange, windowRange } from "../submission.js";
+import { bf16Phases, type Delivered, indirect, packedRowIndices, type StageContext } from "./context.js";
+import { encodeReceive } from "./receive.js";
 
 /**
- * Combine send on expert rank `rank`: uploads the delivered rows' expert outputs (in the order
- * kernels list them, rows padded to whole words), then one submission of combine_send.wgsl's
- * kernels; throws the ProtocolError the kernels report (nothing is written then).
+ * Combine send on expert rank `rank`: uploads the packed rows' expert outputs (dispatch
+ * receive's packing, rows padded to whole words), then one submission that reads and checks this
+ * step's signals and records again (receive.wgsl, as core's reference does) and sends each
+ * record's partial home (combine_send.wgsl); throws the ProtocolError the checks report (nothing
+ * is written then).
  */
 export async function combineSend(
   ctx: StageContext,
@@ -15,35 +18,17 @@ export async function combineSend(
   epoch: number,
 ): Promise<void> {
   const { plan, res, engine } = ctx;
-  const { R, L, H, PWo } = plan;
-  const contiguous = plan.config.layout === "contiguous";
+  const { R, H, PWo } = plan;
   const work = res.works[rank];
   const sub = new Submission(engine, `combineSend(rank ${rank})`);
-  const rows = deliveredRowIndices(plan.layout, delivered);
+  const rows = packedRowIndices(plan, delivered);
   const compact = new Uint16Array(rows.length * PWo * 2);
   for (let n = 0; n < rows.length; n++)
     compact.set(expertOut.subarray(rows[n] * H, (rows[n] + 1) * H), n * PWo * 2);
   sub.write(res.expertOut, 0, compact);
 
+  encodeReceive(ctx, sub, rank, epoch);
   const call = { rank, epoch, groups: 1 };
-  const words = contiguous ? R * (L + 1) : L * R;
-  for (const a of plan.heapWindows) {
-    sub.dispatch(
-      "combRecheck",
-      { work: wholeRange(work), heap: windowRange(res.heaps[rank], a) },
-      { ...call, a },
-      linearGrid(words),
-    );
-  }
-  const metaBuffer = contiguous ? res.locals[rank] : res.heaps[rank];
-  for (const a of contiguous ? plan.localWindows : plan.heapWindows) {
-    sub.dispatch(
-      "combRowInfo",
-      { work: wholeRange(work), heap: windowRange(metaBuffer, a) },
-      { ...call, a },
-      linearGrid(plan.D),
-    );
-  }
   sub.dispatch("combPlan", { work: wholeRange(work) }, call, { x: 1, y: 1 });
   const args = plan.work.at("cArgs");
   for (let home = 0; home < R; home++) {
@@ -77,5 +62,5 @@ export async function combineSend(
   sub.read(work, plan.work.at("report") * 4, 32);
   const [bytes] = await sub.run();
   const status = new Uint32Array(bytes.buffer, bytes.byteOffset, 8);
-  if (faulted(status)) throw combineSendError(plan, rank, status.slice());
+  if (faulted(status)) throw receiveError(plan, rank, "combine send", status.slice(), epoch);
 }

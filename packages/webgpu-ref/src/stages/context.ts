@@ -1,4 +1,3 @@
-import type { Layout } from "@switchyard/core";
 import type { SessionPlan } from "../plan.js";
 import type { Resources } from "../resources.js";
 import type { Engine, Grid } from "../submission.js";
@@ -10,14 +9,18 @@ export interface StageContext {
   engine: Engine;
 }
 
-/** What dispatchRecv learnt about a rank's rows, kept for its combineSend. */
+/** What dispatchRecv learnt about a rank's rows, kept for its combineSend and stats. */
 export interface Delivered {
   /** [L, R] rows from each source for each local expert. */
   sourceCounts: Int32Array;
+  /** [L] rows of each local expert. */
+  expertCounts: Int32Array;
   /** [L] first row of each local expert. */
   expertOffsets: Int32Array;
-  /** Rows delivered (padding excluded). */
-  count: number;
+  /** [R] route records from each source. */
+  records: Int32Array;
+  /** Packed rows: masked the rows delivered, contiguous the output rows up to the last block's padding. */
+  packed: number;
 }
 
 /** bf16 row copies with odd H share words between rows: three phases, else one. */
@@ -30,18 +33,18 @@ export function indirect(buffer: GPUBuffer, word: number): Grid {
   return { indirect: buffer, offset: word * 4 };
 }
 
-/** The result rows of a layout in the order kernels list them: (local expert, source, row). */
-export function deliveredRowIndices(layout: Layout, d: Delivered): Int32Array {
-  const { ranks: R, maxTokensPerRank: M } = layout.config;
-  const L = d.expertOffsets.length;
-  const rows = new Int32Array(d.count);
-  let n = 0;
-  for (let e = 0; e < L; e++) {
-    let row = d.expertOffsets[e];
-    for (let s = 0; s < R; s++) {
-      if (layout.config.layout === "masked") row = (e * R + s) * M;
-      for (let i = 0; i < d.sourceCounts[e * R + s]; i++) rows[n++] = row++;
-    }
+/**
+ * The output row of each packed row (receive.wgsl's packed index): masked by (local expert,
+ * source, index), expert e's rows packed from e R M; contiguous the row itself.
+ */
+export function packedRowIndices(plan: SessionPlan, d: Delivered): Int32Array {
+  const { R, L, M } = plan;
+  const rows = new Int32Array(d.packed);
+  if (plan.config.layout === "contiguous") {
+    for (let n = 0; n < d.packed; n++) rows[n] = n;
+    return rows;
   }
+  let n = 0;
+  for (let e = 0; e < L; e++) for (let i = 0; i < d.expertCounts[e]; i++) rows[n++] = e * R * M + i;
   return rows;
 }

@@ -14,7 +14,9 @@ function padded(a: Uint16Array | Uint8Array): Uint8Array {
 
 /**
  * Dispatch send for rank `src` (a validated input of T tokens): uploads the input, then one
- * submission of dispatch_send.wgsl's kernels. Never waits for other ranks.
+ * submission of dispatch_send.wgsl's kernels. masked: the records, rows and signals go to every
+ * destination. contiguous: only the counts go out; the input (quantised) is kept in the rank's
+ * send buffer for the continuation (stages/dispatchWrite.ts). Never waits for other ranks.
  */
 export async function dispatchSend(
   ctx: StageContext,
@@ -24,7 +26,7 @@ export async function dispatchSend(
   epoch: number,
 ): Promise<void> {
   const { plan, res, engine } = ctx;
-  const { R, L, S } = plan;
+  const { R, L, S, E } = plan;
   const work = res.works[src];
   const sub = new Submission(engine, `dispatchSend(rank ${src})`);
   sub.write(work, plan.work.at("topkIdx") * 4, input.topkIdx);
@@ -36,8 +38,18 @@ export async function dispatchSend(
     sub.dispatch("quantAmax", { inbox: wholeRange(res.inbox) }, call, linearGrid(T * S));
     sub.dispatch("quantEncode", { inbox: wholeRange(res.inbox) }, call, { x: 1, y: Math.min(T, MAX_GROUPS) });
   }
-  sub.dispatch("sendCount", { work: wholeRange(work) }, call, linearGrid(R * L));
-  sub.dispatch("sendAssign", { work: wholeRange(work) }, call, linearGrid(R * L));
+  sub.dispatch("sendRoute", { work: wholeRange(work) }, call, linearGrid(R));
+  if (plan.config.layout === "contiguous") {
+    sub.copy(res.inbox, 0, res.sends[src], 0, res.inbox.size);
+    for (let dst = 0; dst < R; dst++) {
+      for (const a of plan.heapWindows) {
+        const bind = { work: wholeRange(work), heap: windowRange(res.heaps[dst], a) };
+        sub.dispatch("sendAnnounce", bind, { ...call, a }, linearGrid(E));
+      }
+    }
+    await sub.run();
+    return;
+  }
   const phases = bf16Phases(ctx, plan.config.dispatchDtype);
   for (let dst = 0; dst < R; dst++) {
     for (const a of plan.heapWindows) {
