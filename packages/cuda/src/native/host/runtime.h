@@ -15,7 +15,10 @@ struct sy_runtime {
   int nodeRanks = 0;
   int smCount = 0;
   int directPeers = 0;     // PEs reachable with plain stores (nvshmem_ptr != NULL), self included
-  bool forcePuts = false;  // SWITCHYARD_TRANSPORT=put: use the put path even for NVLink peers
+  bool forcePuts = false;  // SWITCHYARD_TRANSPORT=put: refused (version 2 has no put path)
+  /// PEs of this world on this rank's GPU, itself included (several ranks on one GPU: the stage
+  /// kernels' grids shrink so that every PE's kernels fit at once, since they wait for each other).
+  int gpuShare = 1;
   /// Phases check that their pointers are memory of this GPU, long enough (cudaPointerGetAttributes,
   /// cuMemGetAddressRange); SWITCHYARD_CUDA_POINTER_CHECKS=0 turns that off (NULL and alignment stay checked).
   bool pointerChecks = true;
