@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 #define SY_UNIQUE_ID_BYTES 128
-#define SY_PARAM_COUNT 35
+#define SY_PARAM_COUNT 37
 
 typedef enum sy_status {
   SY_OK = 0,
@@ -63,10 +63,13 @@ typedef struct sy_endpoint sy_endpoint; /* one rank's buffers for one config */
 typedef struct sy_nccl sy_nccl;         /* one per process: the NCCL communicator of the bench's baseline */
 typedef struct sy_baseline sy_baseline; /* one rank's buffers of the NCCL baseline for one config */
 
-/* What a receive kernel recorded. stage: 1 dispatch recv, 2 combine recv. code: 1 timeout,
- * 2 count too large, 3 stale or foreign epoch, 4 rows announced != slots used (combine recv: by
- * expert rank `peer`, detail0 announced, detail1 used). region: index in core's REGION_NAMES.
- * peer: the rank waited for or at fault (0xffffffff when the error is not about one peer). */
+/* What a stage kernel recorded. stage: 1 dispatch recv, 2 combine recv, 3 dispatch send (the
+ * contiguous layout's wait for every rank's counts). code: 1 timeout, 2 count too large, 3 stale or
+ * foreign epoch, 4 partials announced != tokens routed (combine recv: by expert rank `peer`,
+ * detail0 announced, detail1 expected), 5 aborted (the endpoint was destroyed mid-step), 6 a bad
+ * route record (peer = its source, detail0 = record j, detail1 = 1 token, 2 entry count, 3 local
+ * expert, 4 slot, 5 index out of range). region: index in core's REGION_NAMES. peer: the rank
+ * waited for or at fault (0xffffffff when the error is not about one peer). */
 typedef struct sy_error_info {
   uint32_t code, stage, peer, region, detail0, detail1;
 } sy_error_info;
@@ -74,6 +77,7 @@ typedef struct sy_error_info {
 typedef struct sy_runtime_info {
   int rank, ranks, device, node_ranks, sm_count;
   int direct_peers; /* peers reachable with plain stores (nvshmem_ptr != NULL), self included */
+  int gpu_share;    /* PEs of the world on this PE's GPU, self included (several ranks on one GPU) */
 } sy_runtime_info;
 
 /* Library */
@@ -125,58 +129,52 @@ SY_API int sy_barrier(sy_runtime* rt, void* stream); /* stream-ordered barrier o
  * ranks only join the collective create / destroy (their phases are refused with SY_ERR_STATE). */
 SY_API int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
                        uint64_t timeout_ns, sy_endpoint** out);
-/* Destroy first aborts a step still running on this endpoint: its receives and bounded staging's
- * round sender leave at once instead of waiting out their timeouts. */
+/* Destroy first aborts a step still running on this endpoint: its waits leave at once instead of
+ * waiting out their timeouts. */
 SY_API int sy_endpoint_destroy(sy_endpoint* ep);
 /* Device address and size of a layout region (index in REGION_NAMES) in this rank's heap. */
 SY_API int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* bytes);
 /* Device address of counts [localExperts, ranks] int32, written by dispatch recv. */
 SY_API int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts);
 
-/* Contiguous layout: grid size of its copy kernels (the SM budget; default the runtime options'
- * contiguous_blocks or 24, at most the SM count). No effect on the masked layout. */
+/* Contiguous layout: grid size of its kernels (the SM budget; default the runtime options'
+ * contiguous_blocks or 24, at most the SM count divided by the PEs sharing the GPU). No effect on the masked layout. */
 SY_API int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks);
-/* Device memory the endpoint allocated (symmetric heap, staging, local buffers, scratch) and, of it,
- * the local output buffers (contiguous: recvX, recvScales, recvMeta). */
+/* Device memory the endpoint allocated (symmetric heap, local buffers, tables, scratch) and, of it,
+ * the local output buffers (masked: recvX, recvScales, recvMeta; contiguous: recvMeta). */
 SY_API int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* local_bytes);
 
-/* The four phases (masked or contiguous layout, from the parameters' layoutContiguous). Pointers are device addresses; num_tokens <= maxTokensPerRank.
+/* The four phases (masked or contiguous layout, from the parameters' layoutContiguous; protocol
+ * version 2, docs/protocol.md). Pointers are device addresses; num_tokens <= maxTokensPerRank.
  * x [T, hidden] in the input dtype; scales [T, hidden/128] fp32 for fp8 input, else NULL;
- * topk_idx [T, topK] int32; topk_weights [T, topK] fp32; expert_out [rows, hidden] bf16 (rows: the layout's,
- * or the step's with exact output, below); y [T, hidden] bf16.
- * Contiguous with bounded staging (parameter stagingTokens > 0): sy_dispatch_send also starts a
- * kernel on the endpoint's own stream that sends the step in rounds as the destinations free their
- * buffers; sy_combine_recv makes `stream` wait for it. x, scales and topk_idx stay in use until
- * then, and a graph must capture the whole step (dispatch send to combine recv). That kernel waits
- * for this rank's receive kernels: with CUDA's lazy loading, load any kernel you first launch
- * between dispatch send and dispatch recv beforehand (or set CUDA_MODULE_LOADING=EAGER). */
-SY_API int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
-                     void* stream);
+ * topk_idx [T, topK] int32; topk_weights [T, topK] fp32 (dispatch send carries them to the expert
+ * ranks in the route records; combine recv does not read them and takes NULL); expert_out
+ * [rows, hidden] bf16, row-aligned with recvX (rows: the layout's, or the step's with exact output,
+ * below); y [T, hidden] bf16.
+ * Output of dispatch recv: recvX / recvScales / recvMeta (sy_endpoint_region). Masked: expert e's
+ * rows packed at the front of its block [e * R * M, ...), counts in sy_endpoint_counts. Contiguous:
+ * expert blocks padded to expertAlignment, written in place by the senders (symmetric recvX).
+ * Contiguous dispatch send waits on the device (bounded by timeout_ns, stage 3) until every rank's
+ * counts of the step have arrived, so every rank must call it; the host never waits. */
+SY_API int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx,
+                     const float* topk_weights, int num_tokens, void* stream);
 SY_API int sy_dispatch_recv(sy_endpoint* ep, void* stream);
 SY_API int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream);
 SY_API int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
                     void* stream);
-/* Exact-size output (contiguous layout). By default dispatch recv writes every row into the
- * endpoint's own recvX / recvScales, sized for the worst case (layout rows N; no host
- * synchronisation, so a step can be captured into a graph). sy_endpoint_set_output(ep, 1), between
- * steps, frees them and makes dispatch receive three calls:
- *   sy_dispatch_recv(ep, stream)                waits (on the device) for every source's counts;
+/* Exact-size output (contiguous layout). By default the step's rows stay in the endpoint's symmetric
+ * recvX / recvScales (sized for the worst case, where the senders write them). sy_endpoint_set_output(ep, 1),
+ * between steps, adds two calls after sy_dispatch_recv:
  *   sy_dispatch_recv_rows(ep, stream, &rows, info) synchronises `stream` and returns the step's rows
  *                                               (padded to expertAlignment per expert), reporting a
- *                                               timeout / protocol error as sy_endpoint_check does
- *                                               (info may be NULL);
- *   sy_dispatch_recv_into(ep, x, scales, stream) places the rows in x [rows, hidden] (dispatch dtype)
- *                                               and scales [rows, hidden/128] fp32 (fp8 dispatch, else NULL);
- * then sy_combine_send reads expert_out [rows, hidden]. recvMeta [N, 4] stays the endpoint's. A
- * step with exact output cannot be captured into a graph (SY_ERR_UNSUPPORTED); set_output after a
- * captured step is SY_ERR_STATE; within a step SY_ERR_PHASE; on the masked layout SY_ERR_UNSUPPORTED.
- * sy_dispatch_recv_rows / _into on a worst-case endpoint are SY_ERR_STATE.
- * With bounded staging too, this rank's round sender runs from sy_dispatch_send until every peer
- * received every round, and peers wait for this rank's sy_dispatch_recv_into to free their rounds:
- * between sy_dispatch_recv_rows and sy_dispatch_recv_into nothing may wait for the whole device
- * (cudaFree, cudaDeviceSynchronize, a legacy-default-stream copy to or from a blocking stream's
- * buffers). Allocate the output from a pool or with cudaMallocAsync on the stream, and free older
- * buffers after sy_combine_recv completes. */
+ *                                               timeout / protocol error as sy_endpoint_check does;
+ *   sy_dispatch_recv_into(ep, x, scales, stream) copies them into x [rows, hidden] (dispatch dtype)
+ *                                               and scales [rows, hidden/128] fp32 (fp8, else NULL);
+ * then sy_combine_send reads expert_out [rows, hidden]. In protocol version 2 this saves no memory
+ * (the senders write into the symmetric recvX, which must hold the worst case); it stays for callers
+ * that want exactly sized buffers. A step with exact output cannot be captured into a graph
+ * (SY_ERR_UNSUPPORTED); set_output after a captured step is SY_ERR_STATE; within a step
+ * SY_ERR_PHASE; on the masked layout SY_ERR_UNSUPPORTED. */
 SY_API int sy_endpoint_set_output(sy_endpoint* ep, int exact);
 SY_API int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows, sy_error_info* info);
 SY_API int sy_dispatch_recv_into(sy_endpoint* ep, void* x, float* scales, void* stream);
@@ -188,11 +186,11 @@ SY_API int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info)
  * %globaltimer arrival times). Enable before capturing graphs: a captured step keeps what it saw.
  * sy_endpoint_stats synchronises `stream`, then fills each non-NULL array of `ranks` entries (the
  * config's ranks), also after a failed step:
- *   dispatch_sent[p]     rows this rank's dispatch send wrote to rank p's experts
- *   dispatch_received[p] rows rank p's signals announced to this rank's experts
- *   combine_sent[p]      expert-output rows this rank's combine send wrote back to home rank p
- *   combine_received[p]  rows expert rank p announced to this rank's combine receive
- *   dispatch_wait_ns[p]  ns from dispatch receive's start until the last of rank p's signals arrived
+ *   dispatch_sent[p]     route records (rows on the wire) this rank's dispatch send wrote to rank p
+ *   dispatch_received[p] route records rank p's dispatchSignal announced to this rank
+ *   combine_sent[p]      partials this rank's combine send wrote to home rank p
+ *   combine_received[p]  partials expert rank p announced to this rank's combine receive
+ *   dispatch_wait_ns[p]  ns from dispatch receive's start until rank p's dispatchSignal arrived
  *   combine_wait_ns[p]   ns from combine receive's start until rank p's signal arrived
  * A peer that never arrived shows the time waited until the receive gave up. */
 SY_API int sy_endpoint_enable_stats(sy_endpoint* ep);
@@ -229,8 +227,9 @@ SY_API int sy_mem_get_info(uint64_t* free_bytes, uint64_t* total_bytes);
 SY_API int sy_fill_random(void* ptr, uint64_t count, int kind, uint64_t seed, void* stream);
 
 /* NCCL baseline (the bench's "plain way"): count exchange, host synchronisation, grouped
- * ncclSend / ncclRecv with splits, the reverse for combine and a weighted sum. Row order and
- * arithmetic are the contiguous layout's, so its outputs equal core's reference. SY_ERR_UNSUPPORTED
+ * ncclSend / ncclRecv with splits (one row per (token, expert)), the reverse for combine and the
+ * weighted sum in protocol version 2's order, so its outputs equal core's reference. NCCL needs one
+ * GPU per rank (several ranks on one GPU: sy_nccl_create fails). SY_ERR_UNSUPPORTED
  * when the addon was built without NCCL. NCCL_NVLS_ENABLE=0 is forced in the process. */
 SY_API int sy_nccl_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
 SY_API int sy_nccl_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device, sy_nccl** out);

@@ -10,27 +10,29 @@ import {
   validateConfig,
 } from "@switchyard/core";
 import { CUDA_LAYOUTS, checkLayout } from "./features.js";
-import { visibleGpuCount } from "./gpus.js";
+import { ranksPerGpu, visibleGpuCount } from "./gpus.js";
+import { endpointLayout } from "./layout.js";
 import { loadNative } from "./native/loader.js";
 import { acquireGroup } from "./pool.js";
 import { CudaSession } from "./session.js";
-import { endpointLayout } from "./staging.js";
 
 /**
  * What this backend runs: the masked and contiguous layouts, bf16 or fp8 in and out (bf16 -> fp8
  * quantised in dispatch send), DP groups, deterministic row order, per-peer step counters with
- * the kernels' wait times (`stats`); one process per GPU, so at most as many ranks as visible GPUs.
+ * the kernels' wait times (`stats`); one process per rank, one rank per GPU unless several were
+ * asked for (SWITCHYARD_CUDA_RANKS_PER_GPU, launcher option ranksPerGpu), so at most visible GPUs
+ * times that many ranks. topK at most 32 (a token's slots are one warp's lanes).
  * The contiguous layout and the stats were gated behind environment switches until device runs
  * proved them (results/2026-11-21-v1.md, 2026-11-21-v3.md).
  */
-export function cudaCapabilities(gpus = visibleGpuCount()): Capabilities {
+export function cudaCapabilities(gpus = visibleGpuCount() * ranksPerGpu()): Capabilities {
   return Object.freeze({
     layouts: CUDA_LAYOUTS,
     inputDtypes: ["bf16", "fp8-e4m3"],
     dispatchDtypes: ["bf16", "fp8-e4m3"],
     maxRanks: gpus,
     maxHidden: 1 << 16,
-    maxTopK: 256,
+    maxTopK: 32,
     hiddenMultiple: 1,
     dpGroups: true,
     deterministicRowOrder: true,
@@ -64,10 +66,11 @@ export const cudaBackend: Backend = {
     const reason = await cudaUnavailableReason();
     if (reason !== null) throw new BackendUnavailableError("cuda", reason);
     const gpus = visibleGpuCount();
-    if (config.ranks > gpus) {
+    const perGpu = ranksPerGpu();
+    if (config.ranks > gpus * perGpu) {
       throw new UnsupportedError(
         "cuda",
-        `${config.ranks} ranks: one process per GPU and only ${gpus} GPUs are visible`,
+        `${config.ranks} ranks: ${perGpu} rank(s) per GPU and only ${gpus} GPUs are visible (SWITCHYARD_CUDA_RANKS_PER_GPU sets ranks per GPU)`,
       );
     }
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

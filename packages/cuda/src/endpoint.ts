@@ -22,7 +22,6 @@ import type { NativeAddon, NativeEndpoint } from "./native/types.js";
 import { type OutputMode, outputModeFor } from "./output.js";
 import { packParams } from "./params.js";
 import type { CudaRuntime } from "./runtime.js";
-import { endpointLayout } from "./staging.js";
 
 /** A device address with its size in bytes where known (a DeviceTensor, a region, or a raw pointer). */
 export interface DeviceRef {
@@ -41,14 +40,16 @@ export interface DispatchSendArgs {
   scales?: DeviceAddress;
   /** [T, topK] int32. */
   topkIdx: DeviceAddress;
+  /** [T, topK] fp32: the router weights, carried to the expert ranks in the route records. */
+  topkWeights: DeviceAddress;
   numTokens: number;
 }
 
 export interface CombineRecvArgs {
   /** [T, topK] int32, as passed to dispatchSend. */
   topkIdx: DeviceAddress;
-  /** [T, topK] fp32. */
-  topkWeights: DeviceAddress;
+  /** Not read (protocol version 2 sums the weights on the expert ranks); accepted for compatibility. */
+  topkWeights?: DeviceAddress;
   numTokens: number;
   /** [T, hidden] bf16 output. */
   y: DeviceAddress;
@@ -73,17 +74,11 @@ export interface EndpointOptions {
   /** Every receive wait fails with TimeoutError after this long (default 10 s). */
   timeoutMs?: number;
   /**
-   * Contiguous layout: bounded staging, at most this many of a source's tokens staged on a rank at
-   * a time (the step runs in ceil(maxTokensPerRank / stagingTokens) rounds; x, scales and topkIdx
-   * given to dispatchSend stay in use until combineRecv). 0 stages a whole step. Default:
-   * SWITCHYARD_CUDA_STAGING_TOKENS, else 1024 where a whole step's staging passes 1 GiB (staging.ts).
-   */
-  stagingTokens?: number;
-  /**
-   * Contiguous layout: "worst-case" (default) writes the rows into the endpoint's recvX /
-   * recvScales of the layout's N rows, graph-capturable; "exact" into the caller's buffers of the
-   * step's rows (`dispatchRecvRows`, then `dispatchRecvInto`), one host synchronisation a step.
-   * Default: SWITCHYARD_CUDA_OUTPUT for contiguous configs, else "worst-case" (output.ts).
+   * Contiguous layout: "worst-case" (default) leaves the rows in the endpoint's symmetric recvX /
+   * recvScales of the layout's N rows, graph-capturable; "exact" also copies them into the caller's
+   * buffers of the step's rows (`dispatchRecvRows`, then `dispatchRecvInto`), one host
+   * synchronisation a step. In protocol version 2 this saves no memory (senders write the symmetric
+   * recvX). Default: SWITCHYARD_CUDA_OUTPUT for contiguous configs, else "worst-case" (output.ts).
    */
   output?: OutputMode;
 }
@@ -155,7 +150,7 @@ export class RankEndpoint {
     }
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new RangeError(`RankEndpoint.create: timeoutMs ${timeoutMs} must be > 0`);
-    const layout = endpointLayout(config, options.stagingTokens);
+    const layout = computeLayout(config);
     const output = outputModeFor(config, options.output);
     try {
       const native = new runtime.addon.Endpoint(
@@ -230,7 +225,10 @@ export class RankEndpoint {
     return { ptr: r.ptr, bytes: r.bytes };
   }
 
-  /** Sends this rank's tokens: enqueued on `stream`, never waits for other ranks. */
+  /**
+   * Sends this rank's tokens: enqueued on `stream`; the host never waits. The contiguous layout's
+   * kernel waits on the device (bounded by the timeout) for every rank's counts of the step.
+   */
   dispatchSend(args: DispatchSendArgs, stream = 0n): void {
     this.live();
     const c = this.config;
@@ -244,7 +242,8 @@ export class RankEndpoint {
     }
     const scales = this.sized(args.scales, "scales", T * S * 4, need && S > 0);
     const idx = this.sized(args.topkIdx, "topkIdx", T * c.topK * 4, need);
-    this.call(() => this.native.dispatchSend(x, scales, idx, T, stream));
+    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need);
+    this.call(() => this.native.dispatchSend(x, scales, idx, w, T, stream));
   }
 
   /**
@@ -261,9 +260,7 @@ export class RankEndpoint {
   /**
    * Exact output: waits for `stream` (a receive's failure rejects with TimeoutError /
    * ProtocolError) and resolves to the step's rows, padding included: the size of the buffers
-   * `dispatchRecvInto` takes and of combineSend's expertOut. With bounded staging this rank's round
-   * sender still runs and peers wait for dispatchRecvInto: allocate those buffers without waiting
-   * for the whole device (no cudaFree of older ones before combineRecv completes; C header).
+   * `dispatchRecvInto` takes and of combineSend's expertOut.
    */
   async dispatchRecvRows(stream = 0n): Promise<number> {
     this.live();
@@ -278,7 +275,7 @@ export class RankEndpoint {
     return rows;
   }
 
-  /** Exact output: places the step's rows in the caller's buffers. Enqueued on `stream`. */
+  /** Exact output: copies the step's rows into the caller's buffers. Enqueued on `stream`. */
   dispatchRecvInto(args: RecvIntoArgs, stream = 0n): void {
     this.live();
     if (this.output !== "exact") throw this.notExact("dispatchRecvInto");
@@ -315,7 +312,7 @@ export class RankEndpoint {
     this.tokens(T, "combineRecv");
     const need = T > 0;
     const idx = this.sized(args.topkIdx, "topkIdx", T * c.topK * 4, need);
-    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need);
+    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, false);
     const y = this.sized(args.y, "y", T * c.hidden * 2, need);
     this.call(() => this.native.combineRecv(idx, w, T, y, stream));
   }
@@ -418,10 +415,10 @@ export class RankEndpoint {
 }
 
 /**
- * A DispatchResult from device regions: masked reads dispatchX / dispatchScales / dispatchMeta
- * (expert e's rows at e * R * M); contiguous reads recvX / recvScales / recvMeta, expert offsets
- * are the counts' padded prefix sums (what dispatch recv laid out). With `rows`, x and scales hold
- * that many rows, the regions' bytes first and zeros after (exact output's buffers are smaller).
+ * A DispatchResult from device regions recvX / recvScales / recvMeta: masked, expert e's rows
+ * packed at e * R * M; contiguous, expert offsets are the counts' padded prefix sums (what
+ * dispatch recv laid out). With `rows`, x and scales hold that many rows, the regions' bytes
+ * first and zeros after (exact output's buffers are smaller).
  */
 export function readDispatchResult(
   c: Readonly<EpConfig>,
@@ -435,17 +432,17 @@ export function readDispatchResult(
   const M = c.maxTokensPerRank;
   const S = scalesPerRow(c, c.dispatchDtype);
   const masked = c.layout === "masked";
-  const xr = region(masked ? "dispatchX" : "recvX");
+  const xr = region("recvX");
   const xBytes = rows === undefined ? xr.bytes : rows * c.hidden * dtypeBytes(c.dispatchDtype);
   const x = c.dispatchDtype === "bf16" ? new Uint16Array(xBytes / 2) : new Uint8Array(xBytes);
   if (xr.bytes > 0) addon.copyToHost(x.subarray(0, xr.bytes / x.BYTES_PER_ELEMENT), xr.ptr);
   let scales: Float32Array | null = null;
   if (S > 0) {
-    const sr = region(masked ? "dispatchScales" : "recvScales");
+    const sr = region("recvScales");
     scales = new Float32Array(rows === undefined ? sr.bytes / 4 : rows * S);
     if (sr.bytes > 0) addon.copyToHost(scales.subarray(0, sr.bytes / 4), sr.ptr);
   }
-  const mr = region(masked ? "dispatchMeta" : "recvMeta");
+  const mr = region("recvMeta");
   const meta = new Int32Array(mr.bytes / 4);
   addon.copyToHost(meta, mr.ptr);
   const expertCounts = new Int32Array(L);

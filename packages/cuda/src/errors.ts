@@ -52,7 +52,11 @@ export class WorkerTimeoutError extends SwitchyardError {
   }
 }
 
-export const STAGE_NAMES: Record<number, string> = { 1: "dispatch recv", 2: "combine recv" };
+export const STAGE_NAMES: Record<number, string> = {
+  1: "dispatch recv",
+  2: "combine recv",
+  3: "dispatch send",
+};
 
 /** What the addon throws: an Error with the C ABI status name and, for receive stages, `info`. */
 export interface NativeThrown {

@@ -37,3 +37,24 @@ function countGpus(env: NodeJS.ProcessEnv): number {
     return 0;
   }
 }
+
+/** Environment switch of the command-line tools: ranks (NVSHMEM PEs) per GPU, default 1. */
+export const RANKS_PER_GPU_ENV = "SWITCHYARD_CUDA_RANKS_PER_GPU";
+
+/**
+ * Ranks that share one GPU: SWITCHYARD_CUDA_RANKS_PER_GPU (a whole number >= 1), else 1. Several
+ * ranks on one GPU is chosen explicitly: 2 PEs share it by time slices; 4 need an MPS daemon.
+ */
+export function ranksPerGpu(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env[RANKS_PER_GPU_ENV];
+  if (v === undefined || v === "") return 1;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    throw new RangeError(`${RANKS_PER_GPU_ENV}=${v}: must be a whole number >= 1 (ranks sharing one GPU)`);
+  return n;
+}
+
+/** Device of each of `ranks` ranks with `perGpu` ranks per GPU: rank / perGpu, rounded down. */
+export function devicesFor(ranks: number, perGpu: number): number[] {
+  return Array.from({ length: ranks }, (_, r) => Math.floor(r / Math.max(1, perGpu)));
+}

@@ -23,6 +23,7 @@ export {
 export { mapNativeError, NativeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
 export { visibleGpuCount } from "./gpus.js";
 export { type LaunchOptions, WorkerGroup } from "./launcher.js";
+export { endpointLayout } from "./layout.js";
 export { loadNative } from "./native/loader.js";
 export type * from "./native/types.js";
 export { OUTPUT_ENV, type OutputMode, outputModeFor } from "./output.js";
@@ -38,13 +39,6 @@ export {
 } from "./rendezvous.js";
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
 export { runtimeOptionsFromEnv } from "./runtimeEnv.js";
-export {
-  DEFAULT_STAGING_BUDGET,
-  DEFAULT_STAGING_TOKENS,
-  endpointLayout,
-  STAGING_ENV,
-  stagingTokensFor,
-} from "./staging.js";
 export { DeviceTensor } from "./tensor.js";
 
 import { cudaBackend } from "./backend.js";

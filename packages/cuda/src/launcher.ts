@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deserializeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
+import { devicesFor, ranksPerGpu } from "./gpus.js";
 import { MULTICAST_OFF_ENV, type WorkerRequest, type WorkerResponse } from "./worker/protocol.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -11,8 +12,18 @@ export const DEFAULT_WORKER = join(here, "worker", "main.js");
 export interface LaunchOptions {
   /** World size: one worker process per rank. */
   ranks: number;
-  /** CUDA device of each rank (default: rank). */
+  /**
+   * CUDA device of each rank. Default: rank / ranksPerGpu, rounded down (one rank per GPU unless
+   * several ranks per GPU were asked for).
+   */
   devices?: number[];
+  /**
+   * Ranks (NVSHMEM PEs) sharing one GPU when `devices` is not given: default 1, or
+   * SWITCHYARD_CUDA_RANKS_PER_GPU (gpus.ts). Several ranks on one GPU is a mode you choose: two
+   * PEs share it by time slices, four or more should run under an MPS daemon
+   * (`nvidia-cuda-mps-control -d` first), whose clients run at once. README "Several ranks on one GPU".
+   */
+  ranksPerGpu?: number;
   /** Extra environment for every worker (NVLink multicast is forced off regardless). */
   env?: Record<string, string>;
   /** Worker script (tests pass a stand-in). */
@@ -83,8 +94,9 @@ export class WorkerGroup {
   static async launch(o: LaunchOptions): Promise<WorkerGroup> {
     const g = new WorkerGroup(o.ranks, o.failFast ?? true);
     const path = o.workerPath ?? DEFAULT_WORKER;
+    const devices = o.devices ?? devicesFor(o.ranks, o.ranksPerGpu ?? ranksPerGpu());
     for (let rank = 0; rank < o.ranks; rank++) {
-      const device = o.devices?.[rank] ?? rank;
+      const device = devices[rank] ?? rank;
       const child = fork(path, [], {
         serialization: "advanced",
         env: workerEnv(process.env, rank, o.ranks, device, o.env),
@@ -100,7 +112,7 @@ export class WorkerGroup {
       const uniqueId = await g.call<Uint8Array>(0, "uniqueId", {}, timeout);
       g.info = await g.all(
         "init",
-        (rank) => ({ uniqueId, rank, ranks: o.ranks, device: o.devices?.[rank] ?? rank }),
+        (rank) => ({ uniqueId, rank, ranks: o.ranks, device: devices[rank] ?? rank }),
         timeout,
       );
     } catch (e) {

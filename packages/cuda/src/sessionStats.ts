@@ -1,7 +1,6 @@
 import {
   blockPlacement,
   type EpConfig,
-  localExperts,
   peerTraffic,
   rowsBySource,
   type StatsEntry,
@@ -10,52 +9,66 @@ import {
 } from "@switchyard/core";
 import type { EndpointStats } from "./endpoint.js";
 
+/** Ranks hosting token t's used slots (each once), for a [T, K] topkIdx. */
+function ranksOf(config: Readonly<EpConfig>, topkIdx: Int32Array, t: number): Set<number> {
+  const K = config.topK;
+  const place = blockPlacement(config);
+  const ranks = new Set<number>();
+  for (let k = 0; k < K; k++) {
+    const e = topkIdx[t * K + k];
+    if (e >= 0) ranks.add(place.rankOf(e));
+  }
+  return ranks;
+}
+
 /**
- * Rows rank `rank`'s dispatchSend writes to each destination: the tokens of its DP group it owns
- * (t % dpSize == rank % dpSize), once per used slot, to the rank that hosts the slot's expert.
+ * Rows (route records, protocol version 2) rank `rank`'s dispatchSend writes to each destination:
+ * one per token of its DP group it owns (t % dpSize == rank % dpSize) and rank its slots name.
  */
 export function dispatchRows(config: Readonly<EpConfig>, rank: number, topkIdx: Int32Array): number[] {
-  const K = config.topK;
   const dp = config.dpSize;
-  const place = blockPlacement(config);
   const rows = new Array<number>(config.ranks).fill(0);
-  for (let i = 0; i < topkIdx.length; i++) {
-    const e = topkIdx[i];
-    if (e >= 0 && Math.floor(i / K) % dp === rank % dp) rows[place.rankOf(e)]++;
+  for (let t = 0; t < topkIdx.length / config.topK; t++) {
+    if (t % dp !== rank % dp) continue;
+    for (const r of ranksOf(config, topkIdx, t)) rows[r]++;
   }
   return rows;
 }
 
-/** Rows each expert rank announces to a rank at combineRecv: every used slot of its tokens, by owner. */
+/** Partials each expert rank announces to a rank at combineRecv: one per token of its batch routed there. */
 export function combineExpected(config: Readonly<EpConfig>, topkIdx: Int32Array): number[] {
-  const place = blockPlacement(config);
   const rows = new Array<number>(config.ranks).fill(0);
-  for (const e of topkIdx) if (e >= 0) rows[place.rankOf(e)]++;
+  for (let t = 0; t < topkIdx.length / config.topK; t++)
+    for (const r of ranksOf(config, topkIdx, t)) rows[r]++;
   return rows;
 }
 
-/** Rows a rank's combineSend writes back to each home: what it received from the home's DP group. */
-export function combineRows(config: Readonly<EpConfig>, sourceCounts: ArrayLike<number>): number[] {
+/**
+ * Partials a rank's combineSend writes to each home: the records it received from the home's DP
+ * group (`records[s]`, from source s).
+ */
+export function combineRows(config: Readonly<EpConfig>, records: ArrayLike<number>): number[] {
   const R = config.ranks;
   const dp = config.dpSize;
-  const bySource = rowsBySource(config, sourceCounts);
   return Array.from({ length: R }, (_, home) => {
     let n = 0;
-    for (let s = Math.floor(home / dp) * dp; s < (Math.floor(home / dp) + 1) * dp; s++) n += bySource[s];
+    for (let s = Math.floor(home / dp) * dp; s < (Math.floor(home / dp) + 1) * dp; s++) n += records[s] ?? 0;
     return n;
   });
 }
 
 interface Entry extends StatsEntry {
   topkIdx: Int32Array | null;
-  sourceCounts: Int32Array | null;
+  /** Route records received from each source in the latest dispatchRecv. */
+  records: number[] | null;
 }
 
 /**
  * `CudaSession.stats` bookkeeping, kept in the launcher's process so the counters outlive a failed
- * worker. Rows come from what the parent sees (the validated input, the dispatch result's counts,
- * which are the count signals dispatch recv read); with device stats on, the kernels' own counts
- * and wait stamps (read back by the worker after each receive) replace them.
+ * worker. Rows are route records (dispatch) and partials (combine), protocol version 2. They come
+ * from what the parent sees (the validated input; without device stats, received records are
+ * estimated from the dispatch result's rows); with device stats on (every cudaBackend session),
+ * the kernels' own counts and wait stamps (read back by the worker after each receive) replace them.
  */
 export class SessionStats {
   private readonly entries: Entry[];
@@ -67,7 +80,7 @@ export class SessionStats {
       traffic: [null, null, null, null],
       waits: [null, null],
       topkIdx: null,
-      sourceCounts: null,
+      records: null,
     }));
   }
 
@@ -82,15 +95,27 @@ export class SessionStats {
     e.traffic = [null, null, null, null];
     e.waits = [null, null];
     e.topkIdx = topkIdx.slice();
-    e.sourceCounts = null;
+    e.records = null;
     this.traffic(e, 0, dispatchRows(this.config, rank, topkIdx));
+  }
+
+  /**
+   * Records `rank` received from each source this step, from the sources' own inputs (this process
+   * saw every rank's dispatchSend); rows per source when a source's input is not known.
+   */
+  private recordsFrom(rank: number, sourceCounts: Int32Array): number[] {
+    const rows = rowsBySource(this.config, sourceCounts);
+    return this.entries.map((src, s) => {
+      const idx = src.topkIdx;
+      return idx ? dispatchRows(this.config, s, idx)[rank] : rows[s];
+    });
   }
 
   dispatchRecv(rank: number, sourceCounts: Int32Array, device: EndpointStats | null): void {
     const e = this.entries[rank];
     e.completed = "dispatchRecv";
-    e.sourceCounts = sourceCounts.slice();
-    this.traffic(e, 1, rowsBySource(this.config, sourceCounts));
+    e.records = device ? [...device.dispatchReceived] : this.recordsFrom(rank, sourceCounts);
+    this.traffic(e, 1, e.records);
     if (device) {
       this.traffic(e, 0, device.dispatchSent);
       e.waits[0] = Object.freeze([...device.dispatchWaitMs]);
@@ -100,8 +125,7 @@ export class SessionStats {
   combineSend(rank: number): void {
     const e = this.entries[rank];
     e.completed = "combineSend";
-    const L = localExperts(this.config);
-    this.traffic(e, 2, combineRows(this.config, e.sourceCounts ?? new Int32Array(L * this.config.ranks)));
+    this.traffic(e, 2, combineRows(this.config, e.records ?? []));
   }
 
   combineRecv(rank: number, device: EndpointStats | null): void {

@@ -27,8 +27,6 @@ interface Case {
   config: EpConfig;
   inputs: RankInput[];
   warps: number;
-  /** Bounded staging's tokens per round (0: the whole step at once). */
-  stagingTokens: number;
 }
 
 /** A random world: ranks, experts, top-k, tokens per rank, unused slots, DP groups, alignment, chunking. */
@@ -72,8 +70,7 @@ function randomCase(seed: number): Case {
     });
   }
   const inputs = Array.from({ length: ranks }, (_, r) => groups[Math.floor(r / dpSize)]);
-  const stagingTokens = pick([0, 0, 1, 2, 3, 7, 32]);
-  return { config, inputs, warps: pick([1, 2, 16]), stagingTokens };
+  return { config, inputs, warps: pick([1, 2, 16]) };
 }
 
 function programInput(c: Case): string {
@@ -87,7 +84,7 @@ function programInput(c: Case): string {
       k.expertAlignment,
       k.dpSize,
       c.warps,
-      c.stagingTokens < k.maxTokensPerRank ? c.stagingTokens : 0,
+      0, // the dump's bounded-staging rounds (protocol version 1) are not used any more
     ].join(" "),
   ];
   for (const input of c.inputs)
@@ -95,9 +92,9 @@ function programInput(c: Case): string {
   return `${lines.join("\n")}\n`;
 }
 
-describe("contiguous layout index arithmetic (contiguous.cuh compiled for the host) vs core's reference", () => {
+describe("the NCCL baseline's index arithmetic (contiguous.cuh compiled for the host) vs core's reference", () => {
   it.skipIf(skip !== null)(
-    `route, staging rows (whole or in bounded rounds), signals, receive tables and compaction give the reference's counts, offsets and row meta${skip ? ` (skipped: ${skip})` : ""}`,
+    `route, staging rows, receive tables and compaction give the reference's counts, offsets and row meta${skip ? ` (skipped: ${skip})` : ""}`,
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "sy-contig-"));
       const exe = join(dir, "contiguous_dump");
@@ -119,7 +116,7 @@ describe("contiguous layout index arithmetic (contiguous.cuh compiled for the ho
         const seed = base + i;
         const c = randomCase(seed);
         const out = execFileSync(exe, { input: programInput(c), encoding: "utf8", maxBuffer: 1 << 26 });
-        const where = `seed ${seed}, config ${JSON.stringify(c.config)}, warps ${c.warps}, staging ${c.stagingTokens}`;
+        const where = `seed ${seed}, config ${JSON.stringify(c.config)}, warps ${c.warps}`;
         const error = out.split("\n").find((l) => l.startsWith("error"));
         expect(error, where).toBeUndefined();
         const session = new ReferenceSession(c.config);

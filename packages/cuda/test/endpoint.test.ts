@@ -63,19 +63,25 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0, 250);
     const x = { ptr: 0x10n, bytes: 8 * 64 * 2 };
     const idx = { ptr: 0x20n, bytes: 8 * 2 * 4 };
-    expect(() => ep.dispatchSend({ x, topkIdx: idx, numTokens: 9 })).toThrow(InputError);
-    expect(() => ep.dispatchSend({ x, topkIdx: idx, numTokens: 1.5 })).toThrow(/numTokens 1.5/);
-    expect(() => ep.dispatchSend({ x: { ptr: 0x10n, bytes: 10 }, topkIdx: idx, numTokens: 8 })).toThrow(
-      /x: holds 10 bytes, needs 1024/,
+    const w = { ptr: 0x50n, bytes: 8 * 2 * 4 };
+    expect(() => ep.dispatchSend({ x, topkIdx: idx, topkWeights: w, numTokens: 9 })).toThrow(InputError);
+    expect(() => ep.dispatchSend({ x, topkIdx: idx, topkWeights: w, numTokens: 1.5 })).toThrow(
+      /numTokens 1.5/,
     );
-    expect(() => ep.dispatchSend({ x, scales: 0x30n, topkIdx: idx, numTokens: 8 })).toThrow(
+    expect(() =>
+      ep.dispatchSend({ x: { ptr: 0x10n, bytes: 10 }, topkIdx: idx, topkWeights: w, numTokens: 8 }),
+    ).toThrow(/x: holds 10 bytes, needs 1024/);
+    expect(() => ep.dispatchSend({ x, scales: 0x30n, topkIdx: idx, topkWeights: w, numTokens: 8 })).toThrow(
       /inputDtype is bf16/,
     );
+    expect(() =>
+      ep.dispatchSend({ x, topkIdx: idx, topkWeights: { ptr: 0x50n, bytes: 4 }, numTokens: 8 }),
+    ).toThrow(/topkWeights: holds 4 bytes/);
     expect(() => ep.combineSend({ ptr: 0x40n, bytes: 100 })).toThrow(/expertOut: holds 100 bytes/);
     expect(calls).toEqual([]);
-    ep.dispatchSend({ x, topkIdx: 0x20n, numTokens: 8 }, 7n);
-    ep.dispatchSend({ x: 0n, topkIdx: 0n, numTokens: 0 });
-    expect(calls).toEqual(["dispatchSend 16 0 32 8 7", "dispatchSend 0 0 0 0 0"]);
+    ep.dispatchSend({ x, topkIdx: 0x20n, topkWeights: 0x50n, numTokens: 8 }, 7n);
+    ep.dispatchSend({ x: 0n, topkIdx: 0n, topkWeights: 0n, numTokens: 0 });
+    expect(calls).toEqual(["dispatchSend 16 0 32 80 8 7", "dispatchSend 0 0 0 0 0 0"]);
   });
 
   it("synchronize maps the native timeout to TimeoutError(rank, peer, stage)", async () => {
@@ -292,7 +298,7 @@ describe("readDispatchResult", () => {
     expect(Array.from(r.scales?.slice(2) ?? [1])).toEqual(new Array(rows - 2).fill(0));
   });
 
-  it("masked: reads dispatchX / dispatchScales / dispatchMeta, offsets e * R * M", () => {
+  it("masked: reads recvX / recvScales / recvMeta, offsets e * R * M", () => {
     const c = defineConfig({
       ranks: 2,
       experts: 4,
@@ -301,9 +307,9 @@ describe("readDispatchResult", () => {
       maxTokensPerRank: 3,
       dispatchDtype: "fp8-e4m3",
     });
-    const { reads, region, addon } = regions(["dispatchX", "dispatchScales", "dispatchMeta"]);
+    const { reads, region, addon } = regions(["recvX", "recvScales", "recvMeta"]);
     const r = readDispatchResult(c, Int32Array.from([1, 2, 3, 0]), region, addon);
-    expect(reads).toEqual(["dispatchX", "dispatchScales", "dispatchMeta"]);
+    expect(reads).toEqual(["recvX", "recvScales", "recvMeta"]);
     expect(Array.from(r.expertOffsets)).toEqual([0, 6]);
     expect(Array.from(r.expertCounts)).toEqual([3, 3]);
     expect(r.x).toBeInstanceOf(Uint8Array);

@@ -1,6 +1,6 @@
 import { defineConfig, type EpConfig, type LayoutKind } from "@switchyard/core";
+import { endpointLayout } from "../layout.js";
 import { heapSizeFor } from "../pool.js";
-import { endpointLayout } from "../staging.js";
 import type { BenchOptions } from "./args.js";
 import type { RankPointResult } from "./rankPoint.js";
 import { bandwidth, type Impl, PHASES, type PhaseName, type PointResult } from "./report.js";

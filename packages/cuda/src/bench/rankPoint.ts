@@ -69,7 +69,10 @@ export async function runRankPoint(runtime: CudaRuntime, o: RankPointOptions): P
   const step = (set: number, external: boolean) => {
     const inp = inputs.sets[set];
     events[0].record(s, external);
-    endpoint.dispatchSend({ x: inp.x, scales: inp.scales, topkIdx: inp.idx, numTokens: T }, s);
+    endpoint.dispatchSend(
+      { x: inp.x, scales: inp.scales, topkIdx: inp.idx, topkWeights: inp.weights, numTokens: T },
+      s,
+    );
     events[1].record(s, external);
     endpoint.dispatchRecv(s);
     events[2].record(s, external);

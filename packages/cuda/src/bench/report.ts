@@ -20,9 +20,10 @@ export type PhaseName = (typeof PHASES)[number];
 
 /** What the GB/s figures count; written into every report. */
 export const BYTES_COUNTED =
-  "bytes a rank moves to other ranks in the phase: dispatch = rows sent to experts on other ranks x " +
-  "(hidden x dispatch dtype bytes + hidden/128 x 4 scale bytes (fp8) + 16 meta bytes); combine = rows sent back " +
-  "to other ranks x hidden x 2 (bf16). Rows to the rank's own experts are not counted. GB/s = the mean over ranks " +
+  "bytes a rank moves to other ranks in the phase (protocol version 2): dispatch = route records sent to other " +
+  "ranks (one per token and destination rank) x (hidden x dispatch dtype bytes + hidden/128 x 4 scale bytes (fp8) " +
+  "+ 4 x (2 + 4 min(topK, localExperts)) record bytes); combine = partials sent to other ranks (one per token and " +
+  "home) x hidden x 2 (bf16). Rows to the rank itself are not counted. GB/s = the mean over ranks " +
   "of those bytes / the phase's median time (slowest rank of each step), 1 GB = 1e9 bytes; nvlinkFraction = GB/s / " +
   "the slowest rank's peer-write GB/s measured in the same run (16-byte stores into all peers at once).";
 

@@ -36,26 +36,48 @@ export function benchRouting(config: EpConfig, seed: number, set: number, rank: 
   return { topkIdx, topkWeights };
 }
 
-/** Bytes of one dispatched row on the wire: payload, fp32 block scales (fp8), 16 meta bytes. */
+/**
+ * Bytes of one dispatched row on the wire (protocol version 2: one route record): payload, fp32
+ * block scales (fp8), and the record's W = 2 + 4 min(K, L) i32 words.
+ */
 export function dispatchRowBytes(config: EpConfig): number {
+  const J = Math.min(config.topK, localExperts(config));
   return (
-    config.hidden * dtypeBytes(config.dispatchDtype) + scalesPerRow(config, config.dispatchDtype) * 4 + 16
+    config.hidden * dtypeBytes(config.dispatchDtype) +
+    scalesPerRow(config, config.dispatchDtype) * 4 +
+    4 * (2 + 4 * J)
   );
+}
+
+/** Ranks token t of a [T, K] topkIdx routes to (each once). */
+function ranksOfToken(topkIdx: Int32Array, t: number, K: number, L: number): Set<number> {
+  const out = new Set<number>();
+  for (let k = 0; k < K; k++) {
+    const e = topkIdx[t * K + k];
+    if (e >= 0) out.add(Math.floor(e / L));
+  }
+  return out;
 }
 
 /**
  * What `rank` moves to other ranks in one step (see BYTES_COUNTED), given every rank's routing:
- * dispatch rows to experts on other ranks, combine rows its experts send back to other ranks.
- * DP groups are not modelled (the bench runs dpSize 1).
+ * dispatch rows (route records: one per token and other rank it routes to), combine rows (one
+ * partial per token of another rank that routes here). DP groups are not modelled (the bench runs
+ * dpSize 1).
  */
 export function remoteTraffic(config: EpConfig, routings: readonly Routing[], rank: number) {
   const L = localExperts(config);
+  const K = config.topK;
   let dispatchRows = 0;
-  for (const e of routings[rank].topkIdx) if (e >= 0 && Math.floor(e / L) !== rank) dispatchRows++;
+  const mine = routings[rank].topkIdx;
+  for (let t = 0; t < mine.length / K; t++) {
+    for (const r of ranksOfToken(mine, t, K, L)) if (r !== rank) dispatchRows++;
+  }
   let combineRows = 0;
   routings.forEach((r, src) => {
     if (src === rank) return;
-    for (const e of r.topkIdx) if (e >= 0 && Math.floor(e / L) === rank) combineRows++;
+    for (let t = 0; t < r.topkIdx.length / K; t++)
+      if (ranksOfToken(r.topkIdx, t, K, L).has(rank)) combineRows++;
   });
   return {
     dispatchRows,

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { cudaUnavailableReason } from "../backend.js";
-import { visibleGpuCount } from "../gpus.js";
+import { ranksPerGpu, visibleGpuCount } from "../gpus.js";
 import { WorkerGroup } from "../launcher.js";
 import { BENCH_USAGE, type BenchOptions, BenchUsageError, parseBenchArgs } from "./args.js";
 import { aggregate, type BenchPoint, failedPoint, heapBytesFor, planPoints } from "./plan.js";
@@ -137,7 +137,7 @@ export async function runBench(
   }
   const gpus = hooks.gpus ?? visibleGpuCount();
   const ranks = o.ranks ?? gpus;
-  if (ranks < 1 || ranks > gpus || o.experts % ranks !== 0) {
+  if (ranks < 1 || ranks > gpus * ranksPerGpu() || o.experts % ranks !== 0) {
     io.err(
       `switchyard bench: ${ranks} ranks with ${gpus} visible GPUs and ${o.experts} experts is not possible\n`,
     );
@@ -241,7 +241,7 @@ export async function runBench(
   const dsLike = o.hidden === 7168 && o.experts === 256 && o.topK === 8 && o.dispatchDtype === "fp8-e4m3";
   if (dsLike)
     io.out(
-      `\nissue 5 targets (${ranks} ranks; they are stated for 4):\n${formatTargets(checkTargets(report))}\n`,
+      `\nprotocol v2 targets (${ranks} ranks; they are stated for a 1-rank world on one H200 / H100):\n${formatTargets(checkTargets(report))}\n`,
     );
   io.out(`\nwrote ${o.json} and ${o.svg}\n`);
   return report.points.some((p) => p.errors.length > 0 && !p.errors[0].startsWith("skipped")) ? 1 : 0;

@@ -1,8 +1,8 @@
 import { defineConfig, type EpConfig } from "@switchyard/core";
 import { WorkerGroup } from "../launcher.js";
+import { endpointLayout } from "../layout.js";
 import { heapSizeFor } from "../pool.js";
 import { CudaSession } from "../session.js";
-import { endpointLayout } from "../staging.js";
 import { type MemoryFigures, type MemorySample, memoryFigures, sampleMemory } from "./soakRun.js";
 import { checkedStep } from "./world.js";
 

@@ -1,7 +1,7 @@
 import { defineConfig, type EpConfig } from "@switchyard/core";
 import { WorkerGroup } from "../launcher.js";
+import { endpointLayout } from "../layout.js";
 import { heapSizeFor } from "../pool.js";
-import { endpointLayout } from "../staging.js";
 import { type FaultAction, type FaultPhase, type FaultPlan, HOOKS_ENV } from "../worker/hooks.js";
 import { expertOutputsAny } from "./contiguous.js";
 import { makeInputs } from "./step.js";

@@ -74,7 +74,8 @@ export async function runGraphStep(runtime: CudaRuntime, o: GraphStepOptions): P
     replaysChecked: 0,
   };
   const wantY = referenceY(config, inputs, rank);
-  const send = () => endpoint.dispatchSend({ x, scales, topkIdx: idx, numTokens: o.tokens }, s);
+  const send = () =>
+    endpoint.dispatchSend({ x, scales, topkIdx: idx, topkWeights: w, numTokens: o.tokens }, s);
   const combineRecv = () => endpoint.combineRecv({ topkIdx: idx, topkWeights: w, numTokens: o.tokens, y }, s);
   try {
     // 1. Eager step.

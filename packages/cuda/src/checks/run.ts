@@ -1,8 +1,8 @@
 import { defineConfig, type EpConfig, TimeoutError } from "@switchyard/core";
 import { cudaBackend } from "../backend.js";
 import { WorkerGroup } from "../launcher.js";
+import { endpointLayout } from "../layout.js";
 import { heapSizeFor } from "../pool.js";
-import { endpointLayout } from "../staging.js";
 import type { GraphStepOptions, GraphStepResult } from "./graphStep.js";
 
 export interface GraphCheckOutcome {
@@ -66,7 +66,8 @@ export interface TimeoutOutcome {
 
 /**
  * A rank that never arrives: in a 2-rank session with a short timeout, rank 1 skips a phase and
- * rank 0's receive must fail with TimeoutError(rank 0, peer 1, stage) within about the timeout.
+ * rank 0's wait must fail with TimeoutError(rank 0, peer 1, stage) within about the timeout (the
+ * contiguous layout's first wait is in dispatch send, for every rank's counts).
  */
 export async function runTimeoutChecks(
   timeoutMs = 500,
@@ -97,7 +98,9 @@ export async function runTimeoutChecks(
   {
     const s = await cudaBackend.createSession(config, { timeoutMs });
     await s.dispatchSend(0, input);
-    await expect("rank 1 never dispatches", "dispatch recv", () => s.dispatchRecv(0));
+    // Contiguous: rank 0's own send waits for rank 1's counts (protocol version 2), so that is the stage.
+    const stage = layout === "contiguous" ? "dispatch send" : "dispatch recv";
+    await expect("rank 1 never dispatches", stage, () => s.dispatchRecv(0));
     await s.destroy();
   }
   {

@@ -72,11 +72,10 @@ export class SoakRank {
     for (const { config, sets } of setup.layouts) {
       const endpoint = RankEndpoint.create(runtime, config, { timeoutMs: setup.timeoutMs });
       const region = (n: RegionName) => endpoint.region(n);
-      const masked = config.layout === "masked";
-      const xr = region(masked ? "dispatchX" : "recvX");
-      const mr = region(masked ? "dispatchMeta" : "recvMeta");
+      const xr = region("recvX");
+      const mr = region("recvMeta");
       const S = scalesPerRow(config, config.dispatchDtype);
-      const sr = S ? region(masked ? "dispatchScales" : "recvScales") : { ptr: 0n, bytes: 0 };
+      const sr = S ? region("recvScales") : { ptr: 0n, bytes: 0 };
       const L = config.experts / config.ranks;
       this.layouts.push({
         config,
@@ -124,7 +123,13 @@ export class SoakRank {
       const ep = l.endpoint;
       try {
         ep.dispatchSend(
-          { x: d.x ?? 0n, scales: d.scales ?? undefined, topkIdx: d.idx ?? 0n, numTokens: T },
+          {
+            x: d.x ?? 0n,
+            scales: d.scales ?? undefined,
+            topkIdx: d.idx ?? 0n,
+            topkWeights: d.weights ?? 0n,
+            numTokens: T,
+          },
           s,
         );
         ep.dispatchRecv(s);

@@ -1,7 +1,7 @@
 import type { EpConfig } from "@switchyard/core";
 import { WorkerGroup } from "../launcher.js";
+import { endpointLayout } from "../layout.js";
 import { heapSizeFor } from "../pool.js";
-import { endpointLayout } from "../staging.js";
 import { buildSoakSets, type RankSet, soakConfigs } from "./soakPlan.js";
 import type { SoakChunk } from "./soakRank.js";
 

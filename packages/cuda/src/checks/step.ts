@@ -95,9 +95,12 @@ export function expertOutputs(config: EpConfig, rank: number, result: DispatchRe
   const H = config.hidden;
   const out = new Uint16Array(L * R * M * H);
   for (let e = 0; e < L; e++) {
+    let before = 0; // expert e's rows are packed at the front of its block, by (source, token)
     for (let s = 0; s < R; s++) {
+      const first = e * R * M + before;
+      before += result.sourceCounts[e * R + s];
       for (let i = 0; i < result.sourceCounts[e * R + s]; i++) {
-        const row = (e * R + s) * M + i;
+        const row = first + i;
         const [src, token, slot] = result.meta.subarray(row * 4, row * 4 + 3);
         out.set(expertRow(H, rank * L + e, src, token, slot), row * H);
       }
@@ -127,15 +130,18 @@ export function compareDispatch(
   const S = scalesPerRow(config, config.dispatchDtype);
   const errors: string[] = [];
   for (let e = 0; e < ref.length && errors.length < 8; e++) {
+    let before = 0; // masked (protocol version 2): expert e's rows packed at e * R * M, by (source, token)
     for (let s = 0; s < R && errors.length < 8; s++) {
       const rows = ref[e].filter((r) => r.srcRank === s);
       const n = got.sourceCounts[e * R + s];
+      const first = e * R * M + before;
+      before += rows.length;
       if (n !== rows.length) {
         errors.push(`rank ${rank} expert ${e} source ${s}: ${n} rows, reference ${rows.length}`);
         continue;
       }
       rows.forEach((r, i) => {
-        const row = (e * R + s) * M + i;
+        const row = first + i;
         const meta = Array.from(got.meta.subarray(row * 4, row * 4 + 4));
         if (meta.join() !== [r.srcRank, r.srcToken, r.slot, e].join()) {
           errors.push(

@@ -21,6 +21,8 @@ export interface NativeRuntimeInfo {
   nodeRanks: number;
   smCount: number;
   directPeers: number;
+  /** PEs of the world on this PE's GPU, itself included. */
+  gpuShare: number;
 }
 
 /** sy_runtime_options: choices the library once read from the environment, now passed explicitly. */
@@ -43,7 +45,14 @@ export interface NativeRuntime {
 export interface NativeEndpoint {
   region(index: number): { ptr: bigint; bytes: number };
   counts(): bigint;
-  dispatchSend(x: bigint, scales: bigint, topkIdx: bigint, numTokens: number, stream: bigint): void;
+  dispatchSend(
+    x: bigint,
+    scales: bigint,
+    topkIdx: bigint,
+    topkWeights: bigint,
+    numTokens: number,
+    stream: bigint,
+  ): void;
   dispatchRecv(stream: bigint): void;
   combineSend(expertOut: bigint, stream: bigint): void;
   combineRecv(topkIdx: bigint, topkWeights: bigint, numTokens: number, y: bigint, stream: bigint): void;

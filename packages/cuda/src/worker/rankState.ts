@@ -78,7 +78,13 @@ export class RankState {
     this.weights.upload(input.topkWeights);
     this.tokens = T;
     this.endpoint.dispatchSend(
-      { x: this.x, scales: this.scales ?? undefined, topkIdx: this.idx, numTokens: T },
+      {
+        x: this.x,
+        scales: this.scales ?? undefined,
+        topkIdx: this.idx,
+        topkWeights: this.weights,
+        numTokens: T,
+      },
       this.stream.handle,
     );
   }

@@ -51,16 +51,24 @@ describe("bench routing and byte counts", () => {
         }
       }
       const t = remoteTraffic(config, routings, rank);
-      const received = ref[rank].flat().filter((row) => row.srcRank !== rank).length;
-      expect(t.combineRows).toBe(received);
-      expect(t.combineBytes).toBe(received * 256 * 2);
-      expect(t.dispatchBytes).toBe(t.dispatchRows * (256 + 2 * 4 + 16));
+      // Partials back to other homes: one per (source, token) that reaches this rank.
+      const tokens = new Set(
+        ref[rank]
+          .flat()
+          .filter((row) => row.srcRank !== rank)
+          .map((row) => `${row.srcRank}:${row.srcToken}`),
+      );
+      expect(t.combineRows).toBe(tokens.size);
+      expect(t.combineBytes).toBe(tokens.size * 256 * 2);
+      const J = Math.min(config.topK, L);
+      expect(t.dispatchBytes).toBe(t.dispatchRows * (256 + 2 * 4 + 4 * (2 + 4 * J)));
       totalRemote += t.dispatchRows;
     }
     // What leaves the ranks in dispatch comes back in combine.
     const back = [0, 1, 2, 3].reduce((a, r) => a + remoteTraffic(config, routings, r).combineRows, 0);
     expect(back).toBe(totalRemote);
-    expect(dispatchRowBytes({ ...config, dispatchDtype: "bf16" })).toBe(256 * 2 + 16);
+    const J = Math.min(config.topK, localExperts(config));
+    expect(dispatchRowBytes({ ...config, dispatchDtype: "bf16" })).toBe(256 * 2 + 4 * (2 + 4 * J));
   });
 
   it("averages bytes over the rotated sets and names the first count that disagrees", () => {

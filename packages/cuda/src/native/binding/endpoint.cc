@@ -133,8 +133,8 @@ Napi::Value Endpoint::DispatchSend(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   check(env,
         sy_dispatch_send(Get(env), toPtr<const void>(info[0], "x"), toPtr<const float>(info[1], "scales"),
-                         toPtr<const int32_t>(info[2], "topkIdx"), info[3].As<Napi::Number>().Int32Value(),
-                         toPtr<void>(info[4], "stream")),
+                         toPtr<const int32_t>(info[2], "topkIdx"), toPtr<const float>(info[3], "topkWeights"),
+                         info[4].As<Napi::Number>().Int32Value(), toPtr<void>(info[5], "stream")),
         ep_);
   return env.Undefined();
 }

@@ -64,6 +64,7 @@ Napi::Value Runtime::Info(const Napi::CallbackInfo& info) {
   o.Set("nodeRanks", ri.node_ranks);
   o.Set("smCount", ri.sm_count);
   o.Set("directPeers", ri.direct_peers);
+  o.Set("gpuShare", ri.gpu_share);
   return o;
 }
 

@@ -111,14 +111,16 @@ sy_baseline* createBaseline(sy_nccl* nc, const uint64_t* params, size_t count, i
     g.regionTotal = deviceArray<int32_t>(bl, E);
     g.staged = deviceArray<int32_t>(bl, R);
     g.done = deviceArray<uint32_t>(bl, 4);
-    g.local = deviceArray<uint8_t>(bl, localBytesOf(p));
+    for (int r = R_RECV_X; r <= R_RECV_META; ++r) {
+      if (p.bytes(r) > 0) bl->out[r - R_RECV_X] = deviceArray<uint8_t>(bl, p.bytes(r));
+    }
     bl->ctx.state = deviceArray<SyState>(bl, 1);
     if (p.quantize()) {
       bl->ctx.quantX = deviceArray<uint8_t>(bl, static_cast<size_t>(M) * p.hidden());
       bl->ctx.quantScales = deviceArray<float>(bl, static_cast<size_t>(M) * (p.hidden() / 128));
     }
     bl->tables = deviceArray<int32_t>(bl, tableInts(L, R));
-    bl->ctx.counts = bl->tables;
+    bl->ctx.t.counts = bl->tables;
     g.offsets = bl->tables + E;
     g.expertCount = g.offsets + L + 1;
     g.pairStart = g.expertCount + L;
@@ -153,7 +155,7 @@ void destroyBaseline(sy_baseline* bl) {
   ignoreCuda(cudaDeviceSynchronize());
   SyContig& g = bl->ctx.contig;
   void* ptrs[] = {g.localPos,     g.chunkCount,       g.regionBase,  g.regionTotal, g.staged,     g.done,
-                  g.local,        bl->ctx.state,      bl->ctx.quantX, bl->ctx.quantScales, bl->tables, bl->countsIn,
+                  bl->out[0],     bl->out[1],         bl->out[2],     bl->ctx.state,      bl->ctx.quantX, bl->ctx.quantScales, bl->tables, bl->countsIn,
                   bl->sendX,      bl->stageX,         bl->sendScales, bl->stageScales,  bl->sendMeta, bl->stageMeta,
                   bl->backSend,   bl->backRecv};
   for (void* q : ptrs) ignoreCuda(cudaFree(q));
@@ -181,7 +183,7 @@ void baselineDispatch(sy_baseline* bl, const void* x, const float* scales, const
     scales = bl->ctx.quantScales;
   }
   // 1. Rows per (destination, expert), then the count exchange.
-  SY_CHECK_CUDA(launchRoute(bl->ctx, topkIdx, T, false, stream));
+  SY_CHECK_CUDA(launchRoute(bl->ctx, topkIdx, T, stream));
   SY_CHECK_NCCL(ncclGroupStart());
   for (int peer = 0; peer < R; ++peer) {
     SY_CHECK_NCCL(ncclSend(bl->ctx.contig.regionTotal + peer * L, L, ncclInt32, peer, comm, stream));
@@ -232,9 +234,9 @@ void baselineDispatch(sy_baseline* bl, const void* x, const float* scales, const
   a.stageX = bl->stageX;
   a.stageScales = bl->stageScales;
   a.stageMeta = bl->stageMeta;
-  a.outX = bl->ctx.contig.local + p.offset(R_RECV_X);
-  a.outScales = scaleBytes ? bl->ctx.contig.local + p.offset(R_RECV_SCALES) : nullptr;
-  a.outMeta = bl->ctx.contig.local + p.offset(R_RECV_META);
+  a.outX = bl->out[0];
+  a.outScales = scaleBytes ? bl->out[1] : nullptr;
+  a.outMeta = bl->out[2];
   a.rowBytes = static_cast<uint32_t>(rowBytes);
   a.scaleBytes = static_cast<uint32_t>(scaleBytes);
   a.L = L;
@@ -255,7 +257,7 @@ void baselineCombine(sy_baseline* bl, const void* expertOut, const int32_t* topk
   const uint64_t rowBytes = static_cast<uint64_t>(p.hidden()) * 2;
   ncclComm_t comm = commOf(bl);
   clearStaleError("sy_baseline_combine");
-  SY_CHECK_CUDA(launchBaselineGather(bl->ctx, bl->ctx.contig.local + p.offset(R_RECV_META),
+  SY_CHECK_CUDA(launchBaselineGather(bl->ctx, bl->out[2],
                                      static_cast<const uint8_t*>(expertOut), bl->backSend, stream));
   SY_CHECK_NCCL(ncclGroupStart());
   for (int peer = 0; peer < R; ++peer) {

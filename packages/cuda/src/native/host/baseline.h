@@ -48,6 +48,8 @@ struct sy_baseline {
   uint8_t* stageMeta = nullptr;
   uint8_t* backSend = nullptr;
   uint8_t* backRecv = nullptr;
+  ///  out[R_RECV_X - R_RECV_X ..]: recvX [N, hidden], recvScales [N, S], recvMeta [N, 4] (local, core's sizes)
+  uint8_t* out[3] = {nullptr, nullptr, nullptr};
   int32_t* countsIn = nullptr;   ///< [R, L] device: rows each source sends each local expert
   int32_t* tables = nullptr;     ///< device: counts [L*R], offsets [L+1], expertCount [L], pairStart, stageStart
   int32_t* hostIn = nullptr;     ///< pinned: countsIn [R*L] then staged [R]

@@ -22,7 +22,7 @@ extern "C" {
 
 static_assert(SY_PARAM_COUNT == sy::kParamCount, "switchyard_cuda.h's SY_PARAM_COUNT must match params.cuh");
 
-const char* sy_version(void) { return "switchyard-cuda 0.5.0 (masked and contiguous layouts; bounded staging; exact-size output)"; }
+const char* sy_version(void) { return "switchyard-cuda 0.6.0 (protocol version 2: masked and contiguous layouts)"; }
 
 const char* sy_param_names(void) { return sy::kParamNames; }
 
@@ -58,7 +58,7 @@ int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out) {
   return guard(rt, [&] {
     SY_LIVE(rt, kRuntimeMagic, "sy_runtime_info_get: rt");
     SY_HANDLE(out, "sy_runtime_info_get: out");
-    *out = sy_runtime_info{rt->rank, rt->ranks, rt->device, rt->nodeRanks, rt->smCount, rt->directPeers};
+    *out = sy_runtime_info{rt->rank, rt->ranks, rt->device, rt->nodeRanks, rt->smCount, rt->directPeers, rt->gpuShare};
   });
 }
 
@@ -111,9 +111,8 @@ int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* 
     SY_REQUIRE(region >= 0 && region < sy::R_REGION_COUNT, "sy_endpoint_region: region " << region << " unknown");
     SY_REQUIRE(ep->alive, "sy_endpoint_region: the endpoint was destroyed");
     const uint64_t n = ep->ctx.p.bytes(region);
-    // Local regions (recvX, recvScales, recvMeta): contiguous layout only; recvMeta alone with exact output.
-    uint8_t* at = region <= sy::R_COMBINE_X ? (n > 0 ? ep->ctx.heap + ep->ctx.p.offset(region) : nullptr)
-                                             : sy::localRegion(ep, region);
+    // Symmetric regions in the heap, local ones (masked recvX / recvScales, recvMeta) in the local allocation.
+    uint8_t* at = sy::regionAddress(ep, region);
     if (ptr) *ptr = at;
     if (bytes) *bytes = at != nullptr ? n : 0;
   });
@@ -123,15 +122,15 @@ int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts) {
   return guard(ep, [&] {
     SY_LIVE(ep, kEndpointMagic, "sy_endpoint_counts: ep");
     SY_HANDLE(counts, "sy_endpoint_counts: counts");
-    *counts = ep->ctx.counts;
+    *counts = ep->ctx.t.counts;
   });
 }
 
-int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
-                     void* stream) {
+int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx,
+                     const float* topk_weights, int num_tokens, void* stream) {
   return guard(ep, [&] {
     SY_LIVE(ep, kEndpointMagic, "sy_dispatch_send: ep");
-    sy::dispatchSend(ep, x, scales, topk_idx, num_tokens, asStream(stream));
+    sy::dispatchSend(ep, x, scales, topk_idx, topk_weights, num_tokens, asStream(stream));
   });
 }
 

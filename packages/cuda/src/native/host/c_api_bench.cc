@@ -128,7 +128,7 @@ int sy_baseline_region(const sy_baseline* bl, int region, void** ptr, uint64_t* 
     SY_REQUIRE(region >= sy::R_RECV_X && region <= sy::R_RECV_META,
                "sy_baseline_region: region " << region << " is not an output region (recvX, recvScales, recvMeta)");
     const uint64_t n = bl->ctx.p.bytes(region);
-    if (ptr) *ptr = n > 0 ? bl->ctx.contig.local + bl->ctx.p.offset(region) : nullptr;
+    if (ptr) *ptr = n > 0 ? bl->out[region - sy::R_RECV_X] : nullptr;
     if (bytes) *bytes = n;
   });
 }
@@ -137,7 +137,7 @@ int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts) {
   return guard(bl, [&] {
     SY_LIVE(bl, kBaselineMagic, "sy_baseline_counts: bl");
     SY_HANDLE(counts, "sy_baseline_counts: counts");
-    *counts = bl->ctx.counts;
+    *counts = bl->ctx.t.counts;
   });
 }
 

@@ -4,10 +4,10 @@
 #include <nvshmemx.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "../kernels/launch.h"
-#include "../kernels/launch_contiguous.h"
 #include "../kernels/signal.cuh"
 #include "error.h"
 
@@ -19,7 +19,20 @@ const char* const kRegionNames[R_REGION_COUNT] = {"dispatchSignal", "dispatchX",
 
 namespace {
 
-const char* stageName(uint32_t stage) { return stage == S_COMBINE_RECV ? "combine recv" : "dispatch recv"; }
+const char* stageName(uint32_t stage) {
+  return stage == S_COMBINE_RECV ? "combine recv" : stage == S_DISPATCH_SEND ? "dispatch send" : "dispatch recv";
+}
+
+const char* recordFault(uint32_t f) {
+  switch (f) {
+    case F_TOKEN: return "its token is outside [0, maxTokensPerRank)";
+    case F_ENTRIES: return "its entry count is outside [1, min(topK, localExperts)]";
+    case F_EXPERT: return "an entry's local expert is outside [0, localExperts)";
+    case F_SLOT: return "an entry's slot is outside [0, topK)";
+    case F_INDEX: return "an entry's index is at or past its expert's announced count";
+    default: return "unknown fault";
+  }
+}
 
 void requireAlive(const sy_endpoint* ep, const char* call) {
   if (!ep->alive) SY_THROW(SY_ERR_STATE, call << ": the endpoint was destroyed");
@@ -51,30 +64,33 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
              "sy_endpoint_create: expected " << kParamCount << " parameters (core's PARAM_NAMES), got " << count);
   SyParams p{};
   std::copy(params, params + kParamCount, p.v);
-  const bool contiguous = p.v[P_LAYOUT_CONTIGUOUS] != 0;
   SY_REQUIRE(p.ranks() >= 1 && p.ranks() <= rt->ranks,
              "sy_endpoint_create: config has " << p.ranks() << " ranks, the runtime " << rt->ranks);
   SY_REQUIRE(p.localExperts() >= 1 && p.maxTokens() >= 1 && p.hidden() >= 1 && p.topK() >= 1 && p.dpSize() >= 1,
              "sy_endpoint_create: a size parameter is 0");
+  SY_REQUIRE(p.experts() == p.ranks() * p.localExperts(),
+             "sy_endpoint_create: experts " << p.experts() << " != ranks x localExperts");
   SY_REQUIRE(p.elemBytes() == 1 || p.elemBytes() == 2, "sy_endpoint_create: dispatchElemBytes must be 1 or 2");
   SY_REQUIRE(!p.quantize() || p.hidden() % 128 == 0, "sy_endpoint_create: fp8 needs hidden % 128 == 0");
+  const int J = std::min(p.topK(), p.localExperts());
+  SY_REQUIRE(p.slotsPerRank() == J && p.routeWords() == 2 + 4 * J,
+             "sy_endpoint_create: slotsPerRank / routeWords are not core's (J = min(K, L) = " << J << ")");
   for (int r = 0; r < R_REGION_COUNT; ++r) {
     SY_REQUIRE(p.offset(r) % 256 == 0, "sy_endpoint_create: region " << kRegionNames[r] << " is not 256-aligned");
-    const bool symmetric = r <= R_COMBINE_X;
-    if (symmetric) {
+    if (!p.isLocalRegion(r)) {
       SY_REQUIRE(p.offset(r) + p.bytes(r) <= symmetricBytes,
                  "sy_endpoint_create: region " << kRegionNames[r] << " ends past symmetricBytes " << symmetricBytes);
     }
   }
-  if (contiguous) {
-    // Refused before the collective allocation, from facts every rank shares.
-    checkContiguous(p);
-    if (rt->forcePuts || rt->directPeers != rt->ranks || rt->nodeRanks != rt->ranks) {
-      SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: the contiguous layout needs every peer reachable with stores "
-                                   "(one host, NVLink); the put path (SWITCHYARD_TRANSPORT=put, other hosts) is masked only");
-    }
+  // Refused before the collective allocation, from facts every rank shares.
+  checkSupported(p);
+  if (rt->forcePuts || rt->directPeers != rt->ranks) {
+    SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: protocol version 2's kernels need every peer reachable with "
+                                 "stores (one host: NVLink or the same GPU); "
+                                 << rt->directPeers << " of " << rt->ranks
+                                 << " PEs are (SWITCHYARD_TRANSPORT=put or other hosts: no put path yet)");
   }
-  const int R = p.ranks(), L = p.localExperts();
+  const int R = p.ranks();
   auto* ep = new sy_endpoint();
   ep->rt = rt;
   ep->symmetricBytes = symmetricBytes;
@@ -88,55 +104,28 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     ep->ctx.heap = heap;
     // Config rank r is PE r; PEs past the config's ranks only take part in the collectives.
     std::vector<uint8_t*> peers(R, nullptr);
-    bool anyIndirect = false;
-    for (int pe = 0; pe < rt->ranks; ++pe) {
-      uint8_t* ptr = rt->forcePuts ? nullptr : static_cast<uint8_t*>(nvshmem_ptr(heap, pe));
-      if (pe < R) peers[pe] = ptr;
-      anyIndirect = anyIndirect || ptr == nullptr;
-    }
+    for (int pe = 0; pe < R; ++pe) peers[pe] = static_cast<uint8_t*>(nvshmem_ptr(heap, pe));
     ep->bystander = rt->rank >= R;
-    // Every rank must agree on the staging allocation (collective): decided from facts all share.
-    const bool needStaging = rt->forcePuts || rt->nodeRanks < rt->ranks || anyIndirect;
-    SY_REQUIRE(!(contiguous && needStaging), "sy_endpoint_create: contiguous layout with unreachable peers");
-    if (needStaging) {
-      const uint64_t combineRows = static_cast<uint64_t>(p.v[P_ROWS]) * p.hidden() * 2;
-      ep->stagingBytes = std::max<uint64_t>(symmetricBytes, combineRows);
-      ep->ctx.staging = static_cast<uint8_t*>(nvshmem_malloc(ep->stagingBytes));
-      if (ep->ctx.staging == nullptr) SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(staging " << ep->stagingBytes << ") failed");
-    }
     SY_CHECK_CUDA(cudaMalloc(&ep->dPeers, sizeof(uint8_t*) * R));
     SY_CHECK_CUDA(cudaMemcpy(ep->dPeers, peers.data(), sizeof(uint8_t*) * R, cudaMemcpyHostToDevice));
     ep->ctx.peers = ep->dPeers;
     SY_CHECK_CUDA(cudaMalloc(&ep->ctx.state, sizeof(SyState)));
-    SY_CHECK_CUDA(cudaMalloc(&ep->ctx.regionDone, sizeof(uint32_t) * R * L));
-    SY_CHECK_CUDA(cudaMalloc(&ep->ctx.counts, sizeof(int32_t) * R * L));
-    if (p.quantize()) {
-      SY_CHECK_CUDA(cudaMalloc(&ep->ctx.quantX, static_cast<size_t>(p.maxTokens()) * p.hidden()));
-      SY_CHECK_CUDA(cudaMalloc(&ep->ctx.quantScales, static_cast<size_t>(p.maxTokens()) * (p.hidden() / 128) * 4));
-    }
-    ep->deviceBytes = symmetricBytes + ep->stagingBytes;
-    if (p.quantize()) ep->deviceBytes += static_cast<uint64_t>(p.maxTokens()) * (p.hidden() + p.hidden() / 32);
-    ep->deviceBytes += sizeof(SyState) + sizeof(uint32_t) * R * L * 2 + sizeof(uint8_t*) * R;
+    ep->deviceBytes = symmetricBytes + sizeof(SyState) + sizeof(uint8_t*) * R;
     ep->ctx.p = p;
-    if (contiguous) allocContiguous(ep);
+    allocBuffers(ep);
     SY_CHECK_CUDA(cudaMemset(heap, 0, symmetricBytes));
     SY_CHECK_CUDA(cudaMemset(ep->ctx.state, 0, sizeof(SyState)));
-    SY_CHECK_CUDA(cudaMemset(ep->ctx.regionDone, 0, sizeof(uint32_t) * R * L));
-    SY_CHECK_CUDA(cudaMemset(ep->ctx.counts, 0, sizeof(int32_t) * R * L));
     SY_CHECK_CUDA(cudaDeviceSynchronize());
     nvshmem_barrier_all();
-    ep->ctx.p = p;
     ep->ctx.rank = rt->rank;
     ep->ctx.timeoutNs = timeoutNs;
-    // One wave each: as many blocks as the SMs hold at once (version 1 rounded the splits up, which
-    // gave the DeepSeek config 512 dispatch blocks for 264 places: two waves).
-    const int regions = R * L;
-    int dispatchPerSm = 0, combinePerSm = 0;
-    SY_CHECK_CUDA(dispatchSendOccupancy(&dispatchPerSm));
-    SY_CHECK_CUDA(combineSendOccupancy(&combinePerSm));
-    const int dispatchSlots = rt->smCount * std::max(1, dispatchPerSm);
-    ep->ctx.splits = needStaging ? 1 : std::max(1, std::min(p.maxTokens(), dispatchSlots / regions));
-    ep->combineBlocks = std::max(1, std::min(regions, rt->smCount * std::max(1, combinePerSm)));
+    ep->ctx.debugFlags = 0;  // timing experiments only (NOTES.md): the library reads no environment
+    // One wave of the masked grids, shared fairly by the PEs on this GPU: their kernels wait for
+    // each other, so each PE's must fit beside the others'.
+    int perSm = 0;
+    SY_CHECK_CUDA(stageOccupancy(&perSm));
+    ep->ctx.maxBlocks = std::max(1, rt->smCount * std::max(1, perSm) / std::max(1, rt->gpuShare));
+    ep->budget = std::max(1, std::min(defaultContiguousBlocks(rt->smCount, rt->contiguousBlocks), rt->smCount / std::max(1, rt->gpuShare)));
     ep->alive = true;
     ++rt->endpoints;
   } catch (...) {
@@ -150,9 +139,9 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
 namespace {
 
 /// Makes this endpoint's running kernels leave: every wait loop polls the error word (waitWord), so
-/// a non-zero code written from a stream of its own ends a receive still waiting for a peer, or
-/// bounded staging's round sender waiting for credits, instead of letting them run to their
-/// timeouts (2 x the timeout for the sender) while destroy waits for the device.
+/// a non-zero code written from a stream of its own ends a receive (or the contiguous send's count
+/// wait) still waiting for a peer, instead of letting them run to their
+/// timeouts while destroy waits for the device.
 void abortKernels(sy_endpoint* ep) {
   if (ep->ctx.state == nullptr) return;
   static const uint32_t kAborted = E_ABORTED;
@@ -175,22 +164,17 @@ void destroyEndpoint(sy_endpoint* ep) {
   ignoreCuda(cudaDeviceSynchronize());
   if (ep->alive && ep->rt != nullptr) --ep->rt->endpoints;
   freeStats(ep);
-  freeContiguous(ep);
+  freeBuffers(ep);
   if (ep->ctx.heap != nullptr) nvshmem_free(ep->ctx.heap);
-  if (ep->ctx.staging != nullptr) nvshmem_free(ep->ctx.staging);
   ignoreCuda(cudaFree(ep->dPeers));
   ignoreCuda(cudaFree(ep->ctx.state));
-  ignoreCuda(cudaFree(ep->ctx.regionDone));
-  ignoreCuda(cudaFree(ep->ctx.counts));
-  ignoreCuda(cudaFree(ep->ctx.quantX));
-  ignoreCuda(cudaFree(ep->ctx.quantScales));
   ep->ctx = SyCtx{};
   ep->dPeers = nullptr;
   ep->alive = false;
 }
 
-void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, int T,
-                  cudaStream_t stream) {
+void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx,
+                  const float* topkWeights, int T, cudaStream_t stream) {
   const char* call = "sy_dispatch_send";
   requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
@@ -204,18 +188,15 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
     const uint64_t xBytes = rows * p.hidden() * (p.inputFp8() ? 1 : 2);
     requireDevicePtr(ep, x, xBytes, p.quantize() ? 16 : 1, call, "x", deep);
     requireDevicePtr(ep, topkIdx, rows * p.topK() * 4, 4, call, "topk_idx", deep);
+    requireDevicePtr(ep, topkWeights, rows * p.topK() * 4, 4, call, "topk_weights", deep);
     if (p.inputFp8()) requireDevicePtr(ep, scales, rows * (p.hidden() / 128) * 4, 4, call, "scales (fp8 input)", deep);
   }
   SY_REQUIRE(p.inputFp8() || scales == nullptr, call << ": scales given but the input dtype is bf16");
   clearStaleError(call);
-  if (p.v[P_LAYOUT_CONTIGUOUS]) {
-    // Bounded staging: the previous step's round sender reads the route tables this step's route
-    // rewrites; when that step was left before combine recv joined it, wait here (outside capture:
-    // a graph holds whole steps). x, scales and topk_idx stay in use until combine recv.
-    if (p.stagingTokens() > 0 && !capturing) SY_CHECK_CUDA(cudaStreamWaitEvent(stream, ep->rounds.join, 0));
-    SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, T, stream, ep->rounds));
+  if (p.contiguous()) {
+    SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, topkWeights, T, ep->budget, stream));
   } else {
-    SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, T, stream));
+    SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, topkWeights, T, stream));
   }
   leavePhase(ep, kDispatchSend);
 }
@@ -226,13 +207,8 @@ void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
   enterPhase(ep, kDispatchRecv, streamCapturing(stream));
   clearStaleError("sy_dispatch_recv");
   const SyCtx& c = ep->ctx;
-  if (ep->exactOutput) {
-    SY_CHECK_CUDA(launchDispatchRecvWait(c, stream));  // the rows go where sy_dispatch_recv_into says
-  } else if (c.p.v[P_LAYOUT_CONTIGUOUS]) {
-    SY_CHECK_CUDA(launchDispatchRecvContiguous(c, stream));
-  } else {
-    SY_CHECK_CUDA(launchDispatchRecv(c, stream));
-  }
+  if (c.p.contiguous()) SY_CHECK_CUDA(launchDispatchRecvContiguous(c, ep->budget, stream));
+  else SY_CHECK_CUDA(launchDispatchRecv(c, stream));
   leavePhase(ep, kDispatchRecv);
 }
 
@@ -254,7 +230,7 @@ uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream, sy_error_info* i
   enterPhase(ep, kRecvRows, streamCapturing(stream));
   check(ep, stream, info);  // waits for the counts; a timeout or protocol error throws here
   int32_t rows = 0;
-  SY_CHECK_CUDA(cudaMemcpy(&rows, ep->ctx.contig.offsets + ep->ctx.p.localExperts(), sizeof(rows),
+  SY_CHECK_CUDA(cudaMemcpy(&rows, ep->ctx.t.offsets + ep->ctx.p.localExperts(), sizeof(rows),
                            cudaMemcpyDeviceToHost));
   ep->exactRows = static_cast<uint64_t>(rows);
   leavePhase(ep, kRecvRows);
@@ -278,10 +254,15 @@ void dispatchRecvInto(sy_endpoint* ep, void* x, float* scales, cudaStream_t stre
   }
   SY_REQUIRE(fp8 || scales == nullptr, call << ": scales given but the dispatch dtype is bf16 (pass NULL)");
   clearStaleError(call);
-  SyCtx c = ep->ctx;
-  c.contig.recvX = static_cast<uint8_t*>(x);
-  c.contig.recvScales = reinterpret_cast<uint8_t*>(scales);
-  SY_CHECK_CUDA(launchDispatchRecvPlace(c, stream));
+  // The step's rows are the front of the symmetric recvX / recvScales: one copy each.
+  if (rows > 0) {
+    SY_CHECK_CUDA(cudaMemcpyAsync(x, regionAddress(ep, R_RECV_X), rows * p.rowBytes(), cudaMemcpyDeviceToDevice,
+                                  stream));
+    if (fp8) {
+      SY_CHECK_CUDA(cudaMemcpyAsync(scales, regionAddress(ep, R_RECV_SCALES), rows * p.scalesPerRow() * 4,
+                                    cudaMemcpyDeviceToDevice, stream));
+    }
+  }
   leavePhase(ep, kRecvInto);
 }
 
@@ -297,8 +278,7 @@ void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
     requireDevicePtr(ep, expertOut, rows * p.hidden() * 2, 2, call, "expert_out", deepChecks(ep, capturing));
   }
   clearStaleError(call);
-  if (p.v[P_LAYOUT_CONTIGUOUS]) SY_CHECK_CUDA(launchCombineSendContiguous(ep->ctx, expertOut, stream));
-  else SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, ep->combineBlocks, stream));
+  SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, p.contiguous() ? ep->budget : 0, stream));
   leavePhase(ep, kCombineSend);
 }
 
@@ -315,16 +295,12 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
     const bool deep = deepChecks(ep, capturing);
     const uint64_t slots = static_cast<uint64_t>(T) * p.topK();
     requireDevicePtr(ep, topkIdx, slots * 4, 4, call, "topk_idx", deep);
-    requireDevicePtr(ep, topkWeights, slots * 4, 4, call, "topk_weights", deep);
+    // topk_weights: not read (the weights travelled in the route records); NULL is fine.
+    if (topkWeights != nullptr) requireDevicePtr(ep, topkWeights, slots * 4, 4, call, "topk_weights", deep);
     requireDevicePtr(ep, y, static_cast<uint64_t>(T) * p.hidden() * 2, 2, call, "y", deep);
   }
   clearStaleError(call);
-  if (p.v[P_LAYOUT_CONTIGUOUS]) {
-    SY_CHECK_CUDA(launchCombineRecvContiguous(ep->ctx, topkIdx, topkWeights, T, y, stream));
-    if (p.stagingTokens() > 0) SY_CHECK_CUDA(cudaStreamWaitEvent(stream, ep->rounds.join, 0));
-  } else {
-    SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, topkWeights, T, y, stream));
-  }
+  SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, T, y, p.contiguous() ? ep->budget : 0, stream));
   leavePhase(ep, kCombineRecv);
 }
 
@@ -366,11 +342,14 @@ void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
       }
       if (w.peer != 0xffffffffu) {
         // core's combineRecv words it the same way
-        m << "expert rank " << w.peer << " announced " << w.detail0 << " rows, this rank's tokens route "
-          << w.detail1 << " slots to it";
+        m << "expert rank " << w.peer << " announced " << w.detail0 << " partials, " << w.detail1
+          << " of this rank's tokens route to it";
         break;
       }
-      m << "expert ranks announced " << w.detail0 << " rows, this rank's tokens use " << w.detail1 << " slots";
+      m << "expert ranks announced " << w.detail0 << " partials, this rank's tokens need " << w.detail1;
+      break;
+    case E_BAD_RECORD:
+      m << "route record " << w.detail0 << " from rank " << w.peer << ": " << recordFault(w.detail1);
       break;
     case E_ABORTED:
       m << "the endpoint was destroyed while a step ran";

@@ -3,7 +3,6 @@
 #pragma once
 #include <string>
 
-#include "../kernels/launch_contiguous.h"
 #include "../kernels/params.cuh"
 #include "runtime.h"
 #include "switchyard_cuda.h"
@@ -16,13 +15,16 @@ struct sy_endpoint {
   sy_runtime* rt = nullptr;
   sy::SyCtx ctx{};
   uint64_t symmetricBytes = 0;
-  uint64_t stagingBytes = 0;
-  /// Contiguous layout: bytes of the local buffers (recvX, recvScales, recvMeta); 0 for masked.
+  /// Bytes of the local allocation (core's local regions: masked recvX, recvScales, recvMeta;
+  /// contiguous recvMeta).
   uint64_t localBytes = 0;
-  /// Device memory this endpoint allocated in all (symmetric heap, staging, local buffers, scratch).
+  /// Device memory this endpoint allocated in all (symmetric heap, local buffers, tables, scratch).
   uint64_t deviceBytes = 0;
-  int combineBlocks = 1;
+  /// Contiguous layout: the SM budget of its kernels (sy_endpoint_set_blocks).
+  int budget = 24;
   uint8_t** dPeers = nullptr;
+  /// One device allocation holding ctx.t and ctx.plan's arrays.
+  void* scratch = nullptr;
   /// Set after a receive stage failed: later phases are refused with it (the step is lost).
   std::string failed;
   /// A PE past the config's ranks: it joins the collective allocation, runs no phase.
@@ -31,16 +33,13 @@ struct sy_endpoint {
   /// The next call of the step on the host (a Call); another is refused with SY_ERR_PHASE before
   /// anything is enqueued.
   int phase = 0;
-  /// Contiguous exact-size output (sy_endpoint_set_output): dispatch recv only waits, the caller
-  /// reads the padded rows of the step (exactRows) and passes buffers of that size.
+  /// Contiguous exact-size output (sy_endpoint_set_output): the caller reads the step's rows
+  /// (exactRows) and dispatch recv into copies them from the symmetric recvX into its buffers.
   bool exactOutput = false;
   uint64_t exactRows = 0;
   /// Cleared for good once a phase is enqueued under stream capture: the host cannot see graph
   /// replays, so from then on the order is the caller's to keep.
   bool phaseChecks = true;
-  /// Contiguous bounded staging: the round sender's stream, forked from the caller's stream by
-  /// dispatch send and joined back by combine recv (kernels/dispatch_send_rounds.cu).
-  sy::RoundStream rounds{};
   /// Per-peer counters (sy_endpoint_enable_stats): one device allocation ctx.stats points into.
   void* statsBuffer = nullptr;
   uint64_t statsBytes = 0;
@@ -54,19 +53,21 @@ extern const char* const kRegionNames[R_REGION_COUNT];
 sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetricBytes,
                             uint64_t timeoutNs);
 void destroyEndpoint(sy_endpoint* ep);
-void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, int T,
-                  cudaStream_t stream);
+void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx,
+                  const float* topkWeights, int T, cudaStream_t stream);
 void dispatchRecv(sy_endpoint* ep, cudaStream_t stream);
 void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream);
 void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
                  cudaStream_t stream);
-/// Contiguous layout (endpoint_contiguous.cc): local buffers, route scratch, receive tables.
+/// Buffers besides the symmetric heap (endpoint_buffers.cc): the local regions, tables, scratch.
 uint64_t localBytesOf(const SyParams& p);
-/// Throws SY_ERR_UNSUPPORTED for contiguous configs the kernels cannot take (checked before allocating).
-void checkContiguous(const SyParams& p);
-void allocContiguous(sy_endpoint* ep);
-void freeContiguous(sy_endpoint* ep);
+/// Throws SY_ERR_UNSUPPORTED for configs the kernels cannot take (checked before allocating).
+void checkSupported(const SyParams& p);
+void allocBuffers(sy_endpoint* ep);
+void freeBuffers(sy_endpoint* ep);
 void setContiguousBlocks(sy_endpoint* ep, int blocks);
+/// The contiguous SM budget: SWITCHYARD_CONTIGUOUS_BLOCKS or 24, at most the SM count.
+int defaultContiguousBlocks(int smCount, int configured);
 /// Synchronises the stream; throws SY_ERR_TIMEOUT / SY_ERR_PROTOCOL with `info` filled on a recorded error.
 void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
 
@@ -74,15 +75,15 @@ void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
 /// recv and combine send.
 enum Call : int { kDispatchSend = 0, kDispatchRecv, kCombineSend, kCombineRecv, kRecvRows, kRecvInto };
 
-/// Contiguous exact-size output: switches the endpoint's output mode between steps (frees or
-/// allocates the worst-case recvX / recvScales); the rows of a step, then its placement.
+/// Contiguous exact-size output: switches the endpoint's output mode between steps; the rows of a
+/// step, then a copy of them into the caller's buffers.
 void setOutput(sy_endpoint* ep, bool exact);
 /// Synchronises `stream` as check() does (filling `info` on a recorded error), then the step's rows.
 uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
 void dispatchRecvInto(sy_endpoint* ep, void* x, float* scales, cudaStream_t stream);
-/// A local region (recvX, recvScales, recvMeta) of the endpoint's own allocation, or null (masked
-/// layout, or recvX / recvScales with exact output).
-uint8_t* localRegion(const sy_endpoint* ep, int region);
+/// Address of a region in this rank's memory (symmetric heap or local allocation), or null when
+/// the layout does not use it.
+uint8_t* regionAddress(const sy_endpoint* ep, int region);
 
 /// Phase order and pointers (endpoint_checks.cc).
 /// Whether `stream` is being captured into a graph (a failed query counts as capturing).

@@ -24,11 +24,11 @@ void requireStatsTarget(const sy_endpoint* ep, const char* call) {
 void enableStats(sy_endpoint* ep) {
   requireStatsTarget(ep, "sy_endpoint_enable_stats");
   if (ep->statsBuffer != nullptr) return;
-  const uint64_t R = static_cast<uint64_t>(ep->ctx.p.ranks()), L = static_cast<uint64_t>(ep->ctx.p.localExperts());
-  // Layout: dispatchSent [R, L] u32, combineSent [R] u32, combineReceived [R] u32, then (8-aligned)
-  // dispatchWaitNs [L, R] u64, combineWaitNs [R] u64.
-  const uint64_t u32s = align8((R * L + 2 * R) * 4);
-  const uint64_t bytes = u32s + (L * R + R) * 8;
+  const uint64_t R = static_cast<uint64_t>(ep->ctx.p.ranks());
+  // Layout: dispatchSent, dispatchRecords, combineSent, combineReceived [R] u32 each, then
+  // (8-aligned) dispatchWaitNs, combineWaitNs [R] u64 each.
+  const uint64_t u32s = align8(4 * R * 4);
+  const uint64_t bytes = u32s + 2 * R * 8;
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   void* buf = nullptr;
   SY_CHECK_CUDA(cudaMalloc(&buf, bytes));
@@ -40,10 +40,11 @@ void enableStats(sy_endpoint* ep) {
   auto* b = static_cast<uint8_t*>(buf);
   SyStats& s = ep->ctx.stats;
   s.dispatchSent = reinterpret_cast<uint32_t*>(b);
-  s.combineSent = s.dispatchSent + R * L;
+  s.dispatchRecords = s.dispatchSent + R;
+  s.combineSent = s.dispatchRecords + R;
   s.combineReceived = s.combineSent + R;
   s.dispatchWaitNs = reinterpret_cast<uint64_t*>(b + u32s);
-  s.combineWaitNs = s.dispatchWaitNs + L * R;
+  s.combineWaitNs = s.dispatchWaitNs + R;
   ep->statsBuffer = buf;
   ep->statsBytes = bytes;
   ep->deviceBytes += bytes;
@@ -62,35 +63,22 @@ void readStats(sy_endpoint* ep, cudaStream_t stream, size_t ranks, uint32_t* dis
   if (ep->statsBuffer == nullptr) {
     SY_THROW(SY_ERR_STATE, "sy_endpoint_stats: stats are off for this endpoint; call sy_endpoint_enable_stats first");
   }
-  const int R = ep->ctx.p.ranks(), L = ep->ctx.p.localExperts();
+  const int R = ep->ctx.p.ranks();
   SY_REQUIRE(ranks == static_cast<size_t>(R),
              "sy_endpoint_stats: ranks " << ranks << ", but the config has " << R << " ranks");
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   SY_CHECK_CUDA(cudaStreamSynchronize(stream));
   std::vector<uint8_t> host(ep->statsBytes);
   SY_CHECK_CUDA(cudaMemcpy(host.data(), ep->statsBuffer, ep->statsBytes, cudaMemcpyDeviceToHost));
-  std::vector<int32_t> counts(static_cast<size_t>(R) * L);
-  SY_CHECK_CUDA(cudaMemcpy(counts.data(), ep->ctx.counts, counts.size() * 4, cudaMemcpyDeviceToHost));
-  const uint8_t* base = host.data();
-  const auto* sent = reinterpret_cast<const uint32_t*>(base);
-  const uint32_t* back = sent + static_cast<size_t>(R) * L;
-  const uint32_t* announced = back + R;
-  const auto* dWait = reinterpret_cast<const uint64_t*>(base + align8((static_cast<uint64_t>(R) * L + 2 * R) * 4));
-  const uint64_t* cWait = dWait + static_cast<size_t>(L) * R;
+  const auto* u = reinterpret_cast<const uint32_t*>(host.data());
+  const auto* w = reinterpret_cast<const uint64_t*>(host.data() + align8(4 * static_cast<uint64_t>(R) * 4));
   for (int peer = 0; peer < R; ++peer) {
-    uint32_t out = 0, in = 0;
-    uint64_t wait = 0;
-    for (int e = 0; e < L; ++e) {
-      out += sent[peer * L + e];
-      in += static_cast<uint32_t>(counts[e * R + peer]);
-      wait = std::max(wait, dWait[e * R + peer]);
-    }
-    if (dispatchSent) dispatchSent[peer] = out;
-    if (dispatchReceived) dispatchReceived[peer] = in;
-    if (combineSent) combineSent[peer] = back[peer];
-    if (combineReceived) combineReceived[peer] = announced[peer];
-    if (dispatchWaitNs) dispatchWaitNs[peer] = wait;
-    if (combineWaitNs) combineWaitNs[peer] = cWait[peer];
+    if (dispatchSent) dispatchSent[peer] = u[peer];
+    if (dispatchReceived) dispatchReceived[peer] = u[R + peer];
+    if (combineSent) combineSent[peer] = u[2 * R + peer];
+    if (combineReceived) combineReceived[peer] = u[3 * R + peer];
+    if (dispatchWaitNs) dispatchWaitNs[peer] = w[peer];
+    if (combineWaitNs) combineWaitNs[peer] = w[R + peer];
   }
 }
 

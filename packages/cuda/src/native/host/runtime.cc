@@ -32,6 +32,41 @@ int countDirectPeers(const sy_runtime* rt) {
   return n;
 }
 
+/// PEs whose GPU has this PE's UUID (self included): each PE writes a hash of its GPU's UUID into
+/// slot [rank] of every store-reachable PE's symmetric array, then a barrier. PEs that cannot be
+/// reached with stores are on other GPUs anyway.
+int countGpuShare(const sy_runtime* rt) {
+  cudaDeviceProp prop{};
+  SY_CHECK_CUDA(cudaGetDeviceProperties(&prop, rt->device));
+  uint64_t hash = 1469598103934665603ull;
+  for (int i = 0; i < 16; ++i) hash = (hash ^ static_cast<uint8_t>(prop.uuid.bytes[i])) * 1099511628211ull;
+  hash |= 1;  // never 0 (0 = not written)
+  auto* ids = static_cast<uint64_t*>(nvshmem_malloc(sizeof(uint64_t) * rt->ranks));
+  if (ids == nullptr) SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(" << 8 * rt->ranks << ") failed");
+  int share = 1;
+  try {
+    SY_CHECK_CUDA(cudaMemset(ids, 0, sizeof(uint64_t) * rt->ranks));
+    SY_CHECK_CUDA(cudaDeviceSynchronize());
+    nvshmem_barrier_all();
+    for (int pe = 0; pe < rt->ranks; ++pe) {
+      auto* peer = static_cast<uint64_t*>(nvshmem_ptr(ids, pe));
+      if (peer != nullptr) SY_CHECK_CUDA(cudaMemcpy(peer + rt->rank, &hash, sizeof(hash), cudaMemcpyHostToDevice));
+    }
+    SY_CHECK_CUDA(cudaDeviceSynchronize());
+    nvshmem_barrier_all();
+    std::vector<uint64_t> all(rt->ranks);
+    SY_CHECK_CUDA(cudaMemcpy(all.data(), ids, sizeof(uint64_t) * rt->ranks, cudaMemcpyDeviceToHost));
+    share = 0;
+    for (uint64_t h : all) share += h == hash ? 1 : 0;
+    if (share < 1) share = 1;
+  } catch (...) {
+    nvshmem_free(ids);
+    throw;
+  }
+  nvshmem_free(ids);
+  return share;
+}
+
 }  // namespace
 
 sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int device, const sy_runtime_options& options) {
@@ -66,6 +101,7 @@ sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int devi
   rt->contiguousBlocks = options.contiguous_blocks;
   rt->alive = true;
   rt->directPeers = countDirectPeers(rt);
+  rt->gpuShare = countGpuShare(rt);
   return rt;
 }
 

@@ -15,7 +15,10 @@ struct sy_runtime {
   int nodeRanks = 0;
   int smCount = 0;
   int directPeers = 0;     // PEs reachable with plain stores (nvshmem_ptr != NULL), self included
-  bool forcePuts = false;  // sy_runtime_options.transport SY_TRANSPORT_PUT: the put path even for NVLink peers
+  bool forcePuts = false;  // sy_runtime_options.transport SY_TRANSPORT_PUT: refused (version 2 has no put path)
+  /// PEs of this world on this rank's GPU, itself included (several ranks on one GPU: the stage
+  /// kernels' grids shrink so that every PE's kernels fit at once, since they wait for each other).
+  int gpuShare = 1;
   /// Phases check that their pointers are memory of this GPU, long enough (cudaPointerGetAttributes,
   /// cuMemGetAddressRange); sy_runtime_options.pointer_checks = 0 turns that off (NULL and alignment stay checked).
   bool pointerChecks = true;

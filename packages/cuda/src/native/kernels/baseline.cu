@@ -1,7 +1,8 @@
 // The NCCL baseline's local kernels (host/baseline.cc runs them around NCCL's grouped send / recv).
-// Row order and arithmetic are the contiguous layout's (contiguous.cuh, weighted_sum.cuh), so the
-// baseline's outputs are bit-exact with core's reference too and the bench compares transports,
-// not different work.
+// Row order is version 1's contiguous staging order (contiguous.cuh): one row per (token, expert),
+// which is what one writes without a special library; the dispatch output equals core's reference
+// bit for bit, and so does y (the weighted sum follows version 2's order: per-rank partials rounded
+// to bf16, summed in ascending rank order, 8 outputs a lane with the slots' loads in flight).
 //
 ///  sendX / sendScales / sendMeta  Shape: [R, C, ...]     rows for destination d at [d][routeRow]
 ///  outMeta                        Shape: [N, 4]          compact output meta (srcRank, srcToken, slot, e)
@@ -13,6 +14,9 @@
 #include "copy.cuh"
 #include "launch_baseline.h"
 #include "launch_contiguous.h"
+#include <climits>
+
+#include "codec.cuh"
 #include "weighted_sum.cuh"
 
 namespace sy {
@@ -64,29 +68,140 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(SyCtx c, const uint8_t*
   }
 }
 
-__global__ void __launch_bounds__(kContigReduceThreads) reduceKernel(SyCtx c, const int32_t* topkIdx,
+constexpr int kReduceThreads = 512;  // 128 registers a thread: the slot lists stay in registers
+
+__global__ void __launch_bounds__(kReduceThreads) reduceKernel(SyCtx c, const int32_t* topkIdx,
                                                                    const float* topkWeights, int T,
                                                                    const uint16_t* backRecv, uint16_t* y) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden();
   const int E = R * L;
   const uint64_t C = p.v[P_ROWS_PER_SOURCE];
-  const int warps = kContigReduceThreads / kWarp;
+  const int warps = kReduceThreads / kWarp;
+  const int lane = threadIdx.x & 31;
   const bool vec = (H % 8) == 0 && (reinterpret_cast<uint64_t>(y) & 15) == 0;
+  // Protocol version 2's order (core's combineToken): per rank ascending, its slots in slot order
+  // into an fp32 partial rounded to bf16; the partials summed in fp32, rounded once.
   for (int t = blockIdx.x * warps + (threadIdx.x >> 5); t < T; t += gridDim.x * warps) {
     const int32_t* idx = topkIdx + static_cast<uint64_t>(t) * K;
-    warpWeightedSum(
-        idx, topkWeights + static_cast<uint64_t>(t) * K, K, H,
-        [&](int k) {
+    const float* w = topkWeights + static_cast<uint64_t>(t) * K;
+    if (vec && K <= 8) {
+      // Lane k: slot k's rank, row and weight; then the used slots in (rank, slot) order.
+      const int ex = lane < K ? idx[lane] : -1;
+      const int rk = ex >= 0 ? ex / L : 0;
+      const uint16_t* row =
+          ex >= 0 ? backRecv + (static_cast<uint64_t>(rk) * C + routeRow(c.contig, E, t, lane, K, ex)) * H : nullptr;
+      const float wk = ex >= 0 ? w[lane] : 0.0f;
+      int key = ex >= 0 ? rk * 32 + lane : INT_MAX;
+      int n = 0;
+      const uint16_t* src[8];
+      float wt[8];
+      bool opens[8];  // the slot at position i starts a new rank
+      int last = -1;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int m = __reduce_min_sync(kFullMask, key);
+        const int k = m == INT_MAX ? 0 : (m & 31);
+        src[i] = reinterpret_cast<const uint16_t*>(__shfl_sync(kFullMask, reinterpret_cast<uint64_t>(row), k));
+        wt[i] = __shfl_sync(kFullMask, wk, k);
+        opens[i] = m != INT_MAX && (m >> 5) != last;
+        if (m != INT_MAX) {
+          last = m >> 5;
+          ++n;
+        }
+        if (key == m) key = INT_MAX;
+      }
+      for (int h0 = lane * 8; h0 < H; h0 += 256) {
+        uint4 v[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) v[i] = i < n ? *reinterpret_cast<const uint4*>(src[i] + h0) : make_uint4(0, 0, 0, 0);
+        float acc[8], part[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[j] = part[j] = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          if (i >= n) break;
+          if (i > 0 && opens[i]) {  // close the previous rank's partial
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+              acc[j] = __fadd_rn(acc[j], bf16ToFloat(floatToBf16(part[j])));
+              part[j] = 0.0f;
+            }
+          }
+          accumulateBf16x8(part, wt[i], v[i]);
+        }
+        if (n > 0) {
+#pragma unroll
+          for (int j = 0; j < 8; ++j) acc[j] = __fadd_rn(acc[j], bf16ToFloat(floatToBf16(part[j])));
+        }
+        *reinterpret_cast<uint4*>(y + static_cast<uint64_t>(t) * H + h0) = packBf16x8(acc);
+      }
+      continue;
+    }
+    for (int h = lane; h < H; h += kWarp) {  // scalar: more than 8 slots, or unaligned rows
+      float acc = 0.0f;
+      int done = -1;  // ranks below and at `done` are summed
+      while (true) {
+        int r = R;
+        for (int k = 0; k < K; ++k) {
           const int ex = idx[k];
-          const uint64_t row = static_cast<uint64_t>(ex / L) * C + routeRow(c.contig, E, t, k, K, ex);
-          return backRecv + row * H;
-        },
-        y + static_cast<uint64_t>(t) * H, vec, threadIdx.x & 31);
+          if (ex >= 0 && ex / L > done && ex / L < r) r = ex / L;
+        }
+        if (r == R) break;
+        float part = 0.0f;
+        for (int k = 0; k < K; ++k) {
+          const int ex = idx[k];
+          if (ex < 0 || ex / L != r) continue;
+          const uint64_t row = static_cast<uint64_t>(r) * C + routeRow(c.contig, E, t, k, K, ex);
+          part = __fadd_rn(part, __fmul_rn(w[k], bf16ToFloat(backRecv[row * H + h])));
+        }
+        acc = __fadd_rn(acc, bf16ToFloat(floatToBf16(part)));
+        done = r;
+      }
+      y[static_cast<uint64_t>(t) * H + h] = floatToBf16(acc);
+    }
+  }
+}
+
+/// The warp writes `bytes` zero bytes at `dst`.
+__device__ inline void warpZero(uint8_t* dst, uint64_t bytes, int lane) {
+  if (((reinterpret_cast<uint64_t>(dst) | bytes) & 15) == 0) {
+    uint4* d = reinterpret_cast<uint4*>(dst);
+    for (uint64_t i = lane; i < bytes / 16; i += kWarp) d[i] = make_uint4(0, 0, 0, 0);
+  } else {
+    for (uint64_t i = lane; i < bytes; i += kWarp) dst[i] = 0;
+  }
+}
+
+__global__ void __launch_bounds__(kContigThreads) compactKernel(CompactArgs a) {
+  const SyContig& g = a.tables;
+  const int lane = threadIdx.x & 31;
+  const int warps = kContigThreads / kWarp;
+  const int total = g.offsets[a.L];
+  for (int row = blockIdx.x * warps + (threadIdx.x >> 5); row < total; row += gridDim.x * warps) {
+    const RowSource r = sourceOfRow(row, g.offsets, g.expertCount, g.pairStart, g.stageStart, a.L, a.R);
+    uint8_t* ox = a.outX + static_cast<uint64_t>(row) * a.rowBytes;
+    uint8_t* os = a.outScales ? a.outScales + static_cast<uint64_t>(row) * a.scaleBytes : nullptr;
+    int4* om = reinterpret_cast<int4*>(a.outMeta) + row;
+    if (r.source >= 0) {
+      const uint64_t from = static_cast<uint64_t>(r.from);
+      warpCopy(ox, a.stageX + from * a.rowBytes, a.rowBytes, lane);
+      if (os) warpCopy(os, a.stageScales + from * a.scaleBytes, a.scaleBytes, lane);
+      if (lane == 0) *om = reinterpret_cast<const int4*>(a.stageMeta)[from];
+    } else {
+      warpZero(ox, a.rowBytes, lane);
+      if (os) warpZero(os, a.scaleBytes, lane);
+      if (lane == 0) *om = make_int4(-1, -1, -1, r.expert);
+    }
   }
 }
 
 }  // namespace
+
+cudaError_t launchCompact(const CompactArgs& a, cudaStream_t stream) {
+  compactKernel<<<a.tables.blocks, kContigThreads, 0, stream>>>(a);
+  return cudaGetLastError();
+}
 
 cudaError_t launchBaselinePack(const SyCtx& ctx, const uint8_t* x, const float* scales, const int32_t* topkIdx,
                                int numTokens, uint8_t* sendX, uint8_t* sendScales, uint8_t* sendMeta,
@@ -104,7 +219,7 @@ cudaError_t launchBaselineGather(const SyCtx& ctx, const uint8_t* outMeta, const
 
 cudaError_t launchBaselineReduce(const SyCtx& ctx, const int32_t* topkIdx, const float* topkWeights, int numTokens,
                                  const uint8_t* backRecv, void* y, cudaStream_t stream) {
-  reduceKernel<<<ctx.contig.blocks, kContigReduceThreads, 0, stream>>>(
+  reduceKernel<<<2 * ctx.contig.blocks, kReduceThreads, 0, stream>>>(
       ctx, topkIdx, topkWeights, numTokens, reinterpret_cast<const uint16_t*>(backRecv), static_cast<uint16_t*>(y));
   return cudaGetLastError();
 }

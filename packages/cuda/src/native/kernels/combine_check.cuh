@@ -1,9 +1,9 @@
-// Step 1 of both combine receive kernels (combine_recv.cu, combine_recv_contiguous.cu): wait for
-// every expert rank's signal, then check, per expert rank, that the rows it announced equal the
-// slots this rank's tokens route to it (core's combineRecv: "expert rank P announced N rows, this
-// rank's tokens route M slots to it"), and stamp the per-peer counters when stats are on.
+// The check of combine receive (combine_recv.cu, one block): wait for every expert rank's signal,
+// then check, per expert rank, that the partials it announced equal the tokens of this rank's
+// batch that route to it (core's combineRecv: "expert rank P announced N partials, M of this
+// rank's tokens route to it"), and stamp the per-peer counters when stats are on.
 //
-///  combineSignal Shape: [R]      u32 (epoch, rows + 1) from each expert rank
+///  combineSignal Shape: [R]      u32 (epoch, partials + 1) from each expert rank
 ///  topkIdx       Shape: [T, K]   int32 global expert ids, -1 = unused slot; expert e lives on rank e / L
 //
 // Every block waits on all R signals itself (its acquire orders its own reads of combineX). One
@@ -23,8 +23,8 @@ namespace sy {
 constexpr int kMaxCheckedPeers = 1024;
 
 struct CombineCheckShared {
-  int announced[kMaxCheckedPeers];  ///< rows each expert rank announced, -1 where its wait failed
-  int used[kMaxCheckedPeers];       ///< slots of this rank's tokens owned by each rank
+  int announced[kMaxCheckedPeers];  ///< partials each expert rank announced, -1 where its wait failed
+  int used[kMaxCheckedPeers];       ///< tokens of this rank's batch that route to each rank
   int scratch[32];
   int bad;                          ///< lowest disagreeing rank, R when none
 };
@@ -51,7 +51,7 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   const bool stamp = checker && c.stats.combineWaitNs != nullptr;
   const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
-  const uint32_t maxRows = static_cast<uint32_t>(p.maxTokens()) * static_cast<uint32_t>(K);
+  const uint32_t maxRows = static_cast<uint32_t>(p.maxTokens());
   const uint64_t t0 = globalTimerNs();
   int received = 0;
   for (int peer = threadIdx.x; peer < R; peer += kThreads) {
@@ -74,12 +74,18 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   if (threadIdx.x == 0) s.bad = R;
   __syncthreads();
   int used = 0;
-  for (int i = threadIdx.x; i < T * K; i += kThreads) {
-    const int e = topkIdx[i];
-    if (e < 0) continue;
-    ++used;
-    const int owner = e / L;
-    if (perPeer && owner < R) atomicAdd(&s.used[owner], 1);
+  for (int t = threadIdx.x; t < T; t += kThreads) {
+    const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
+    for (int k = 0; k < K; ++k) {
+      const int e = row[k];
+      if (e < 0) continue;
+      const int owner = e / L;
+      bool first = true;
+      for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == owner);
+      if (!first) continue;
+      ++used;
+      if (perPeer && owner < R) atomicAdd(&s.used[owner], 1);
+    }
   }
   received = blockSumOf<kThreads>(received, s.scratch);  // its barriers publish `used` and `announced`
   used = blockSumOf<kThreads>(used, s.scratch);

@@ -1,117 +1,145 @@
-// Combine receive (masked layout): waits for every expert rank's signal, checks that each one
-// announced exactly the slots this rank's tokens route to it, then
-//   y[t][h] = bf16_rne( sum_{k = 0..K-1, topkIdx[t][k] >= 0} fp32(w[t][k] * x_k[h]) )
-// with fp32 products and fp32 adds in slot order (__fmul_rn / __fadd_rn: never contracted to an
-// FMA), rounded once: bit-exact with core's combineToken.
+// Combine receive (both layouts, docs/protocol.md): the home sums each token's partials,
+//   y[t][h] = bf16( sum over ranks r ascending that t routes to of fp32(partial_r[t][h]) )
+// fp32 accumulation from 0 (__fadd_rn), one rounding: bit-exact with core's sumPartials.
 //
-///  combineSignal Shape: [R]              u32 (epoch, rows + 1) from each expert rank
-///  combineX      Shape: [M, K, hidden]   bf16 expert outputs for (token, slot)
-///  topkIdx       Shape: [T, K]           int32, topkWeights Shape: [T, K] fp32
-///  y             Shape: [T, hidden]      bf16 out
+///  combineSignal Shape: [R(expert rank)]           u32 (epoch, partials + 1)
+///  combineX      Shape: [R(expert rank), M, hidden] bf16 partials at [r][t]
+///  topkIdx       Shape: [T, K]                     int32 (this rank's batch), -1 = unused slot
+///  y             Shape: [T, hidden]                bf16 out
 //
-// Grid: (token blocks, hidden chunks of kThreads * 8). Every block waits on all R signals itself
-// (acquire), block (0, 0) also checks every expert rank's count and stamps the stats
-// (combine_check.cuh). The last block to finish advances the step counter.
+// One kernel. Warp 0 of each block polls the expert ranks' signals (a lane per rank) and publishes
+// each arrival in shared memory. Each other warp takes a token (or a span of 512-output chunks of
+// it when tokens are fewer than warps): the lanes find the token's ranks in ascending order, wait
+// for those ranks' flags (the reduction of tokens whose ranks arrived overlaps the arrival of the
+// others), then sums 8 outputs a lane per 256-output stage with 8 16-byte loads in flight
+// and the next batch's loads issued before the adds (pipelinedSums, weighted_sum.cuh). One more
+// block, the last, waits for every rank and checks each one's announced partials against the
+// tokens that route to it (combine_check.cuh). The last block to finish advances the step counter.
+#include <climits>
+
 #include "codec.cuh"
 #include "combine_check.cuh"
 #include "launch.h"
-#include "signal.cuh"
+#include "records.cuh"
+#include "stage.cuh"
 #include "weighted_sum.cuh"
 
 namespace sy {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kVec = 8;
-constexpr int kSlots = 8;  // slots whose rows one thread loads at once
+constexpr int kThreads = kStageThreads;
+constexpr int kWarps = kThreads / kWarp;
+constexpr int kOutPerPiece = 512;
 
-__global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx,
-                                                             const float* topkWeights, int T, uint16_t* y) {
+__global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx, int T, uint16_t* y) {
   const SyParams& p = c.p;
-  const int K = p.topK(), H = p.hidden();
+  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), M = p.maxTokens();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t epoch = stepEpoch(c.state);
   __shared__ CombineCheckShared sCheck;
-  __shared__ bool sLast;
+  // The last block only checks the announced counts (so the check overlaps the reduction).
+  const int workers = gridDim.x - 1;
+  if (blockIdx.x == workers) waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
 
-  // 1. Wait for every expert rank; block (0, 0) checks each rank's announced rows (combine_check.cuh).
-  waitExpertRanks<kThreads>(c, topkIdx, T, blockIdx.x == 0 && blockIdx.y == 0, sCheck);
+  const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
+  const uint16_t* partials = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));
+  const bool vec = (H % 8) == 0 && (reinterpret_cast<uint64_t>(y) & 15) == 0;
+  const int chunks = (H + kOutPerPiece - 1) / kOutPerPiece;
+  // Warp 0 of each worker block polls the signals (a lane per rank) and publishes each arrival in
+  // shared memory; the other warps wait on those flags, not on the signal words (thousands of
+  // warps polling a few words would crowd one L2 slice, which ranks sharing a GPU felt most).
+  __shared__ int sArrived[kMaxCheckedPeers];  // 0 not yet, 1 arrived (acquired), -1 failed
+  const bool worker = blockIdx.x < workers;
+  if (worker) {
+    for (int r = threadIdx.x; r < R; r += kThreads) sArrived[r] = 0;
+  }
   __syncthreads();
-
-  // 2. Weighted sum in slot order.
-  if (!hasError(c.state)) {
-    const uint16_t* rows = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));
-    const bool vec = (H % kVec) == 0 && (reinterpret_cast<uint64_t>(y) & 15) == 0;
-    for (int t = blockIdx.x; t < T; t += gridDim.x) {
-      const int32_t* idx = topkIdx + static_cast<uint64_t>(t) * K;
-      const float* w = topkWeights + static_cast<uint64_t>(t) * K;
-      const int h0 = (blockIdx.y * kThreads + threadIdx.x) * kVec;
-      if (h0 >= H) continue;
-      float acc[kVec];
-#pragma unroll
-      for (int j = 0; j < kVec; ++j) acc[j] = 0.0f;
-      const uint16_t* tokenRows = rows + static_cast<uint64_t>(t) * K * H + h0;
-      if (vec) {
-        // kSlots slots at a time: their ids, then their rows, all loads in flight before the adds
-        // (version 1 waited for each slot's id and then its row in turn: 2K round trips).
-        for (int k0 = 0; k0 < K; k0 += kSlots) {
-          int id[kSlots];
-          float wk[kSlots];
-          uint4 v[kSlots];
-#pragma unroll
-          for (int j = 0; j < kSlots; ++j) {
-            id[j] = k0 + j < K ? idx[k0 + j] : -1;
-            wk[j] = k0 + j < K ? w[k0 + j] : 0.0f;
-          }
-#pragma unroll
-          for (int j = 0; j < kSlots; ++j) {
-            v[j] = id[j] >= 0 ? *reinterpret_cast<const uint4*>(tokenRows + static_cast<uint64_t>(k0 + j) * H)
-                              : make_uint4(0, 0, 0, 0);
-          }
-#pragma unroll
-          for (int j = 0; j < kSlots; ++j) {
-            if (id[j] >= 0) accumulateBf16x8(acc, wk[j], v[j]);  // slot order kept
-          }
-        }
-      } else {
-        for (int k = 0; k < K; ++k) {
-          if (idx[k] < 0) continue;
-          const float wk = w[k];
-          const uint16_t* r = tokenRows + static_cast<uint64_t>(k) * H;
-          for (int j = 0; j < kVec && h0 + j < H; ++j) acc[j] = __fadd_rn(acc[j], __fmul_rn(wk, bf16ToFloat(r[j])));
+  if (worker && warp == 0) {
+    for (int r = lane; r < R; r += kWarp) {
+      const int got = hasError(c.state) ? -1
+                                        : waitSignal(words + r, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
+                                                     S_COMBINE_RECV, static_cast<uint32_t>(r), R_COMBINE_SIGNAL);
+      __threadfence_block();
+      atomicExch(&sArrived[r], got < 0 ? -1 : 1);
+    }
+  }
+  constexpr int kItemWarps = kWarps - 1;
+  const int spans = spansFor(T, chunks, workers * kItemWarps);
+  const uint64_t items = !worker || warp == 0 ? 0 : static_cast<uint64_t>(T) * spans;
+  for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kItemWarps + (warp - 1); item < items;
+       item += static_cast<uint64_t>(workers) * kItemWarps) {
+    const int t = static_cast<int>(item / spans);
+    const int span = static_cast<int>(item % spans);
+    const int c0 = span * chunks / spans, c1 = (span + 1) * chunks / spans;
+    // The token's ranks, ascending: lane i < n holds the i-th.
+    const int ex = lane < K ? topkIdx[static_cast<uint64_t>(t) * K + lane] : -1;
+    int rk = ex >= 0 ? ex / L : INT_MAX;
+    int mine = 0, n = 0;
+    while (true) {
+      const int r = __reduce_min_sync(kFullMask, rk);
+      if (r == INT_MAX) break;
+      if (lane == n) mine = r;
+      ++n;
+      if (rk == r) rk = INT_MAX;
+    }
+    // Wait for those ranks' flags (each lane one).
+    bool ok = true;
+    if (lane < n) {
+      int v;
+      uint32_t spins = 0;
+      while ((v = reinterpret_cast<volatile int*>(sArrived)[mine]) == 0) {
+        __nanosleep(32);
+        if ((++spins & 255u) == 0 && hasError(c.state)) {
+          v = -1;
+          break;
         }
       }
-      uint16_t* out = y + static_cast<uint64_t>(t) * H + h0;
-      if (vec) {
-        *reinterpret_cast<uint4*>(out) = packBf16x8(acc);
-      } else {
-        for (int j = 0; j < kVec && h0 + j < H; ++j) out[j] = floatToBf16(acc[j]);
+      __threadfence_block();
+      ok = v > 0;
+    }
+    if (__ballot_sync(kFullMask, !ok) != 0) break;  // the error word has it
+    __syncwarp();
+    const uint64_t at = static_cast<uint64_t>(t) * H;
+    if (vec && n <= 8) {  // pipelined over 256-output stages
+      const float ones[8] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+      int ranks[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) ranks[u] = __shfl_sync(kFullMask, mine, u);
+      const auto src = [&](int u) { return partials + (static_cast<uint64_t>(ranks[u]) * M + t) * H; };
+      pipelinedSums<false>(n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, ones, src,
+                           [&](int h0, uint4 out) { *reinterpret_cast<uint4*>(y + at + h0) = out; });
+      continue;
+    }
+    for (int ch = c0; ch < c1; ++ch) {  // more than 8 ranks, or rows not 16-byte aligned
+      {
+        const int end = min(H, (ch + 1) * kOutPerPiece);
+        for (int hb = ch * kOutPerPiece; hb < end; hb += kWarp) {
+          const int h0 = hb + lane;
+          float acc = 0.0f;
+          for (int i = 0; i < n; ++i) {
+            const uint64_t r = static_cast<uint64_t>(__shfl_sync(kFullMask, mine, i));
+            if (h0 < end) acc = __fadd_rn(acc, bf16ToFloat(partials[(r * M + t) * H + h0]));
+          }
+          if (h0 < end) y[at + h0] = floatToBf16(acc);
+        }
       }
     }
   }
 
-  // 3. The last block advances the step, so the next step's signals carry the next epoch.
-  __syncthreads();
-  if (threadIdx.x == 0) {
+  // The last block advances the step, so the next step's signals carry the next epoch.
+  if (lastBlockDone(c.state, DONE_COMBINE_RECV) && threadIdx.x == 0) {
+    c.state->step = c.state->step + 1;
     __threadfence();
-    const uint32_t old = atomicAdd(&c.state->combineRecvDone, 1u);
-    sLast = old == gridDim.x * gridDim.y - 1;
-    if (sLast) {
-      c.state->combineRecvDone = 0;
-      c.state->step = c.state->step + 1;
-      __threadfence();
-    }
   }
 }
 
 }  // namespace
 
-cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, const float* topkWeights, int numTokens,
-                              void* y, cudaStream_t stream) {
-  const int H = ctx.p.hidden();
-  const int chunks = (H + kThreads * kVec - 1) / (kThreads * kVec);
-  const int tokenBlocks = numTokens < 1 ? 1 : (numTokens > 1024 ? 1024 : numTokens);
-  dim3 grid(tokenBlocks, chunks);
-  combineRecvKernel<<<grid, kThreads, 0, stream>>>(ctx, topkIdx, topkWeights, numTokens,
-                                                   static_cast<uint16_t*>(y));
+cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, void* y, int budget,
+                              cudaStream_t stream) {
+  const uint64_t items = static_cast<uint64_t>(numTokens) * ((ctx.p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
+  const int blocks = stageBlocks(ctx, items * kWarps / (kWarps - 1), budget > 1 ? budget - 1 : budget) + 1;  // + the check's block
+  combineRecvKernel<<<blocks, kThreads, 0, stream>>>(ctx, topkIdx, numTokens, static_cast<uint16_t*>(y));
   return cudaGetLastError();
 }
 

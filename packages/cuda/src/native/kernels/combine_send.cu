@@ -1,156 +1,148 @@
-// Combine send (masked layout): every row this rank's experts received goes back to its token's
-// home: combineX[srcToken][slot] on every rank of the source's DP group. Then one signal per home
-// rank, combineSignal[rank] = (epoch, rows written to that home).
+// Combine send (both layouts, docs/protocol.md): the expert rank sums on its side. For every route
+// record (s, j) of the step, token t: acc = 0 (fp32); for each entry in slot order
+// acc = fp32(acc + fp32(w_k * out[row])); partial = bf16(acc) (__fmul_rn / __fadd_rn: never an FMA),
+// written to combineX[rank][t] on every rank of s's DP group; then combineSignal[rank] on every
+// home = partials written to it. Bit-exact with core's partialOf.
 //
-///  expertOut    Shape: [L * R * M, hidden]  bf16, row-aligned with dispatchX (rows without data are ignored)
-///  dispatchMeta Shape: [L, R, M, 4]         int32 (srcRank, srcToken, topkSlot, localExpert), this rank's heap
-///  counts       Shape: [L, R]               int32 rows per (local expert, source), from dispatch recv
-///  combineX     Shape: [M, K, hidden]       bf16 on each home rank: row for (token, slot) at [token][slot]
-///  combineSignal Shape: [R]                 u32 on each home rank, at [this rank]
+///  expertOut      Shape: [rows, hidden]          bf16, row-aligned with recvX (masked L*R*M rows, contiguous N)
+///  dispatchRoutes Shape: [R(src), M, W]          i32 route records (this rank's heap, checked by dispatch recv)
+///  ctx.t          pairStart [L, R], records [R]   from dispatch recv (recv_tables.cuh)
+///  combineX       Shape: [R(expert rank), M, hidden]  bf16 on each home: partial at [rank][t]
+///  combineSignal  Shape: [R(expert rank)]        u32 on each home at [rank]
 //
-// Grid: blocks take (expert, source) pairs in turn; the whole block copies a pair's rows
-// (flattened over row x 16-byte vector; one warp per row where puts are needed). Each block fences its
-// stores and counts itself done; the last block to finish writes every home's signal.
-#include "copy.cuh"
+// One kernel. One warp per record (or span of 512-output chunks of it when records are fewer than
+// warps): the record is decoded once, lane i holds entry i (row, weight); each lane sums 8 outputs
+// a 256-output stage with the next stage's 16-byte loads in flight (pipelinedSums,
+// weighted_sum.cuh); the partial goes out with 16-byte stores. One system fence per block; the last
+// block writes every home's signal.
+#include "codec.cuh"
 #include "launch.h"
-#include "signal.cuh"
-#include "transport.cuh"
+#include "records.cuh"
+#include "stage.cuh"
+#include "weighted_sum.cuh"
 
 namespace sy {
 namespace {
 
-constexpr int kThreads = 512;
+constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
-constexpr int kChunk = 256;  // rows whose metadata a block stages in shared memory at a time
+constexpr int kOutPerPiece = 512;  // outputs of one work item: two 8-wide vectors a lane
 
-/// kPuts: some home needs NVSHMEM puts (c.staging set). The all-NVLink instantiation carries no put
-/// code, which would otherwise double its registers (128 vs 64: one block per SM instead of two).
-template <bool kPuts>
-__global__ void __launch_bounds__(kThreads, kPuts ? 1 : 2) combineSendKernel(SyCtx c, const uint8_t* expertOut) {
+__global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uint16_t* expertOut) {
   const SyParams& p = c.p;
-  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), dp = p.dpSize();
-  const int M = p.maxTokens();
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
-  if (hasError(c.state)) return;
-  const uint64_t rowBytes = static_cast<uint64_t>(H) * 2;
-  const int4* meta = reinterpret_cast<const int4*>(c.heap + p.offset(R_DISPATCH_META));
-  bool putIssued = false;
+  const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), H = p.hidden(), dp = p.dpSize();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t epoch = stepEpoch(c.state);
+  __shared__ int sRecStart[1025];
+  const bool failed = hasError(c.state);
+  const bool small = R <= 1024;
+  if (threadIdx.x == 0 && small) {
+    int run = 0;
+    for (int s = 0; s < R; ++s) {
+      sRecStart[s] = run;
+      run += failed ? 0 : c.t.records[s];
+    }
+    sRecStart[R] = run;
+  }
+  __syncthreads();
 
-  __shared__ int4 sMeta[kChunk];
-  const uint64_t align = reinterpret_cast<uint64_t>(expertOut) | rowBytes;
-  for (int pair = blockIdx.x; pair < L * R; pair += gridDim.x) {
-    const int n = c.counts[pair];
-    for (int c0 = 0; c0 < n; c0 += kChunk) {
-      const int m = min(kChunk, n - c0);
-      const uint64_t row0 = static_cast<uint64_t>(pair) * M + c0;
-      for (int q = threadIdx.x; q < m; q += kThreads) sMeta[q] = meta[row0 + q];
-      __syncthreads();
-      if constexpr (!kPuts) {
-        // Every home is reachable with stores: the whole block copies the chunk, once per DP rank.
-        for (int h = 0; h < dp; ++h) {
-          blockCopyRows(m, static_cast<uint32_t>(rowBytes), align, [&](int q, uint8_t*& d, const uint8_t*& src) {
-            const int4 mm = sMeta[q];
-            const int home = mm.x / dp * dp + h;
-            d = c.peers[home] + p.offset(R_COMBINE_X) + (static_cast<uint64_t>(mm.y) * K + mm.z) * rowBytes;
-            src = expertOut + (row0 + q) * rowBytes;
-          });
+  if (!failed && small) {
+    const int chunks = (H + kOutPerPiece - 1) / kOutPerPiece;
+    const int spans = spansFor(sRecStart[R], chunks, gridDim.x * kWarps);
+    const uint64_t items = static_cast<uint64_t>(sRecStart[R]) * spans;
+    const uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
+    const bool vec = (H % 8) == 0 && (reinterpret_cast<uint64_t>(expertOut) & 15) == 0;
+    for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; item < items;
+         item += static_cast<uint64_t>(gridDim.x) * kWarps) {
+      const int q = static_cast<int>(item / spans);
+      const int span = static_cast<int>(item % spans);
+      const int c0 = span * chunks / spans, c1 = (span + 1) * chunks / spans;
+      int s = 0;
+      for (int lo = 0, hi = R - 1; lo <= hi;) {
+        const int mid = (lo + hi) / 2;
+        if (sRecStart[mid] <= q) {
+          s = mid;
+          lo = mid + 1;
+        } else {
+          hi = mid - 1;
         }
-      } else {
-        // Some homes need puts: one warp per row, staged in symmetric memory for those.
-        for (int q = warp; q < m; q += kWarps) {
-          const int4 mm = sMeta[q];
-          const uint64_t row = row0 + q;
-          const uint8_t* src = expertOut + row * rowBytes;
-          const uint64_t dstOff = p.offset(R_COMBINE_X) + (static_cast<uint64_t>(mm.y) * K + mm.z) * rowBytes;
-          const int group = mm.x / dp * dp;
-          bool staged = false;
-          for (int home = group; home < group + dp; ++home) {
-            uint8_t* peer = c.peers[home];
-            if (peer != nullptr) {
-              warpCopy(peer + dstOff, src, rowBytes, lane);
-            } else {
-              uint8_t* stage = c.staging + row * rowBytes;
-              if (!staged) {
-                warpCopy(stage, src, rowBytes, lane);
-                __threadfence_system();
-                __syncwarp();
-                staged = true;
-              }
-              putWarp(c.heap + dstOff, stage, rowBytes, home);
-              putIssued = true;
+      }
+      const int j = q - sRecStart[s];
+      // The record: head and this lane's entry loaded together (entries past n are never used).
+      const int32_t* rec = reinterpret_cast<const int32_t*>(routes) + (static_cast<uint64_t>(s) * M + j) * W;
+      const int t = rec[0], n = rec[1];
+      int ee = 0, idx = 0;
+      float w = 0.0f;
+      if (lane < p.slotsPerRank()) {
+        const int32_t* e = rec + 2 + 4 * lane;
+        ee = e[0];
+        idx = e[2];
+        w = __int_as_float(e[3]);
+      }
+      const uint64_t row = lane < n ? static_cast<uint64_t>(c.t.pairStart[ee * R + s] + idx) : 0;
+      if (lane >= n) w = 0.0f;
+      const int group = s / dp * dp;
+      const uint64_t dstRow = (static_cast<uint64_t>(c.rank) * M + t) * H;
+      if (vec && n <= 8) {  // the common case (J <= 8): pipelined over 256-output stages
+        float w8[8];
+        uint32_t rows[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) {
+          w8[u] = __shfl_sync(kFullMask, w, u);
+          rows[u] = static_cast<uint32_t>(__shfl_sync(kFullMask, row, u));
+        }
+        const auto src = [&](int u) { return expertOut + static_cast<uint64_t>(rows[u]) * H; };
+        pipelinedSums<true>(n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, w8, src, [&](int h0, uint4 out) {
+          for (int h = group; h < group + dp; ++h) {
+            *reinterpret_cast<uint4*>(reinterpret_cast<uint16_t*>(c.peers[h] + p.offset(R_COMBINE_X)) + dstRow + h0) =
+                out;
+          }
+        });
+        continue;
+      }
+      for (int ch = c0; ch < c1; ++ch) {  // more than 8 entries, or rows not 16-byte aligned
+        {
+          const int end = min(H, (ch + 1) * kOutPerPiece);
+          for (int hb = ch * kOutPerPiece; hb < end; hb += kWarp) {  // warp-uniform
+            const int h0 = hb + lane;
+            float acc = 0.0f;
+            for (int i = 0; i < n; ++i) {
+              const uint64_t r = __shfl_sync(kFullMask, row, i & 31);
+              const float wi = __shfl_sync(kFullMask, w, i & 31);
+              if (h0 < end) acc = __fadd_rn(acc, __fmul_rn(wi, bf16ToFloat(expertOut[r * H + h0])));
+            }
+            if (h0 >= end) continue;
+            const uint16_t out = floatToBf16(acc);
+            for (int h = group; h < group + dp; ++h) {
+              reinterpret_cast<uint16_t*>(c.peers[h] + p.offset(R_COMBINE_X))[dstRow + h0] = out;
             }
           }
         }
       }
-      __syncthreads();
     }
   }
 
-  __shared__ bool sLast;
-  __shared__ int sAnyPut;
-  if (threadIdx.x == 0) sAnyPut = 0;
-  __syncthreads();
-  if (putIssued) sAnyPut = 1;
-  __threadfence_system();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    if (kPuts && sAnyPut) putQuiet();
-    const uint32_t old = atomicAdd(&c.state->combineSendDone, 1u);
-    sLast = old == gridDim.x - 1;
-    if (sLast) {
-      c.state->combineSendDone = 0;
-      __threadfence_system();
-    }
-  }
-  __syncthreads();
-  if (!sLast) return;
-  // Rows written to home h: every (e, s) with s in h's DP group. The whole block sums them in
-  // shared memory, kThreads homes at a time (version 1 had one thread loop over the L counts of
-  // its home: L dependent L2 loads, ~20 us at L = 64, which was most of a 1-token combine send).
-  __shared__ uint32_t sSent[kThreads];
-  for (int h0 = 0; h0 < R; h0 += kThreads) {
-    sSent[threadIdx.x] = 0;
-    __syncthreads();
-    for (int i = threadIdx.x; i < L * R; i += kThreads) {
-      const int s = i % R;
-      const int group = s / dp * dp;
-      const int lo = max(group, h0), hi = min(group + dp, h0 + kThreads);
-      if (lo >= hi) continue;
-      const uint32_t n = static_cast<uint32_t>(__ldcg(&c.counts[i]));
-      if (n == 0) continue;
-      for (int home = lo; home < hi; ++home) atomicAdd(&sSent[home - h0], n);
-    }
-    __syncthreads();
-    const int home = h0 + threadIdx.x;
-    if (home < R) {
-      const uint32_t sent = sSent[threadIdx.x];
-      if (c.stats.combineSent != nullptr) c.stats.combineSent[home] = sent;
-      const uint32_t word = encodeSignal(epoch, sent);
-      const uint64_t sigOff = p.offset(R_COMBINE_SIGNAL) + static_cast<uint64_t>(c.rank) * 4;
-      uint8_t* peer = c.peers[home];
-      if (peer != nullptr) {
-        stReleaseSys(reinterpret_cast<uint32_t*>(peer + sigOff), word);
-      } else if constexpr (kPuts) {
-        putSignal(reinterpret_cast<uint32_t*>(c.heap + sigOff), word, home);
-      }
-    }
-    __syncthreads();
+  if (!lastBlockDone(c.state, DONE_COMBINE_SEND) || failed) return;
+  for (int h = threadIdx.x; h < R; h += kThreads) {
+    const int group = h / dp * dp;
+    uint32_t sent = 0;
+    for (int s = group; s < group + dp; ++s) sent += static_cast<uint32_t>(__ldcg(&c.t.records[s]));
+    if (c.stats.combineSent != nullptr) c.stats.combineSent[h] = sent;
+    __threadfence_system();
+    uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[h] + p.offset(R_COMBINE_SIGNAL)) + c.rank;
+    stReleaseSys(sig, encodeSignal(epoch, sent));
   }
 }
 
 }  // namespace
 
-cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int blocks, cudaStream_t stream) {
-  const uint8_t* out = static_cast<const uint8_t*>(expertOut);
-  if (ctx.staging != nullptr) combineSendKernel<true><<<blocks, kThreads, 0, stream>>>(ctx, out);
-  else combineSendKernel<false><<<blocks, kThreads, 0, stream>>>(ctx, out);
+cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int budget, cudaStream_t stream) {
+  const SyParams& p = ctx.p;
+  const uint64_t most = static_cast<uint64_t>(p.ranks()) * p.maxTokens() *
+                        ((p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
+  const int blocks = stageBlocks(ctx, most, budget);
+  combineSendKernel<<<blocks, kThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(expertOut));
   return cudaGetLastError();
-}
-
-cudaError_t combineSendOccupancy(int* blocksPerSm) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, combineSendKernel<false>, kThreads, 0);
 }
 
 }  // namespace sy

@@ -1,6 +1,6 @@
-// Index arithmetic of the contiguous layout, shared by its kernels, the NCCL baseline and a host
-// test (test/native/contiguous_dump.cu compiles this header for the CPU and checks it against
-// core's reference). Everything here is pure integer arithmetic, __host__ __device__.
+// Index arithmetic of the NCCL baseline (version 1's contiguous staging order: one row per (token,
+// expert)), and a host test (test/native/contiguous_dump.cu compiles this header for the CPU).
+// Everything here is pure integer arithmetic, __host__ __device__.
 //
 // Symbols: R ranks, L local experts, E = R * L experts, M maxTokensPerRank, K topK,
 // C = rowsPerSource = M * min(K, L), A = expertAlignment.
@@ -19,12 +19,6 @@
 //   pairStart[e][s] = offsets[e] + sum over s' < s of counts[e][s']  (first compact row of (e, s))
 //   stageStart[e][s]= s * C + sum over e' < e of counts[e'][s]       (first staging row of (e, s))
 //
-// Bounded staging (layout stagingTokens Q > 0): the step runs in ceil(M / Q) rounds; round k
-// carries the source's tokens [kQ, (k+1)Q) into buffer k % 2 of the destination's staging
-// [2, R, Cq], rows in any order, each with its index among the source's rows for its expert
-// (routeRow - regionBase: known to the sender alone), so the receiver writes it straight to
-// pairStart[e][s] + index. Buffer k % 2 is reused for round k + 2 once the destination credited
-// round k. dispatch_send_rounds.cu / dispatch_recv_rounds.cu.
 #pragma once
 #include <cstdint>
 
@@ -43,20 +37,12 @@ struct SyContig {
   int32_t* expertCount;  ///< [L] rows per local expert (without padding)
   int32_t* pairStart;    ///< [L * R] first compact row of (e, s)
   int32_t* stageStart;   ///< [L * R] first staging row of (e, s)
-  int32_t* roundFill;    ///< [R, 2] bounded staging: rows claimed per (destination, buffer) (self-resetting)
-  uint32_t* roundDone;   ///< [R, 2] bounded staging: blocks of the destination's group done with the buffer's round
-  uint32_t* done;        ///< [4] completion counters: route, send, combine send, round recv (zeroed, self-resetting)
-  uint8_t* local;        ///< the endpoint's local allocation (worst-case recvX, recvScales, recvMeta at
-                         ///< core's offsets; recvMeta alone with exact output)
-  // Where dispatch recv writes rows: into `local` (worst case), or the caller's buffers (exact output).
-  uint8_t* recvX;        ///< [N, rowBytes]
-  uint8_t* recvScales;   ///< [N, S * 4] or null
-  uint8_t* recvMeta;     ///< [N, 16], always the endpoint's (combine send reads it)
+  uint32_t* done;        ///< [4] completion counters: route (zeroed, self-resetting)
   int chunkTokens;       ///< tokens per route chunk (32 * W, W warps)
   int blocks;            ///< SM budget: grid size of the copy kernels
 };
 
-enum ContigDone : int { D_ROUTE = 0, D_SEND = 1, D_COMBINE_SEND = 2, D_ROUND_RECV = 3 };
+enum ContigDone : int { D_ROUTE = 0 };
 
 __host__ __device__ inline int alignUpInt(int n, int a) { return a <= 1 ? n : (n + a - 1) / a * a; }
 

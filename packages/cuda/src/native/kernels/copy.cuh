@@ -6,6 +6,7 @@
 namespace sy {
 
 constexpr int kWarp = 32;
+constexpr uint32_t kFullMask = 0xffffffffu;
 
 template <typename V>
 __device__ inline void warpCopyAs(void* dst, const void* src, uint64_t bytes, int lane) {

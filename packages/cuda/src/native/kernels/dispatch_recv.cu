@@ -1,45 +1,109 @@
-// Dispatch receive (masked layout): waits for the signal of every (local expert, source rank)
-// region, checks it and records the counts. The rows are already in place (senders wrote them
-// into this rank's dispatchX / dispatchScales / dispatchMeta), so nothing is copied.
+// Dispatch receive (masked layout, docs/protocol.md): waits for every source, checks its counts
+// and records, and packs each local expert's rows at the front of its block, ordered by
+// (srcRank, srcToken): the row of entry (e, index) from source s is e*R*M + sum_{s'<s} count[s'][e] + index.
 //
-///  dispatchSignal Shape: [L, R]   u32 (epoch, count + 1) from source s for local expert e at [e][s]
-///  counts         Shape: [L, R]   int32 out (local buffer): rows from s for e, 0 after an error
-///  stats.dispatchWaitNs Shape: [L, R] u64 ns from this thread's start to the signal's arrival (stats on)
+///  dispatchX      Shape: [R(src), M, hidden]      record j's payload from s (symmetric)
+///  dispatchScales Shape: [R(src), M, hidden/128]  fp32 (fp8 dispatch)
+///  dispatchRoutes Shape: [R(src), M, W]           i32 route records
+///  recvX          Shape: [L, R * M, hidden]       local output (dispatch dtype); rows past the count unspecified
+///  recvScales     Shape: [L, R * M, hidden/128]   fp32 (fp8 dispatch)
+///  recvMeta       Shape: [L, R * M, 4]            int32 (srcRank, srcToken, topkSlot, localExpert)
 //
-// Grid: one thread per signal. Each wait is bounded by ctx.timeoutNs (%globaltimer); a timeout,
-// a count above maxTokensPerRank or an epoch from neither this step nor the previous one is
-// recorded in the error word (stage, peer, region) and the thread exits.
+// One kernel. Every block builds the tables (recv_tables.cuh), then one warp per record (or per
+// span of 2 KB pieces of it when records are fewer than warps): lane i holds entry i, each piece is
+// read once and stored at each entry's row (the fan-out); the first span's warp also copies the
+// scales and writes the meta. A bad record is a ProtocolError (E_BAD_RECORD) and is not placed.
 #include "launch.h"
-#include "signal.cuh"
+#include "payload.cuh"
+#include "records.cuh"
+#include "recv_tables.cuh"
+#include "stage.cuh"
 
 namespace sy {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kStageThreads;
+constexpr int kWarps = kThreads / kWarp;
 
 __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
   const SyParams& p = c.p;
-  const int R = p.ranks(), L = p.localExperts();
-  const int i = blockIdx.x * kThreads + threadIdx.x;
-  if (i >= L * R) return;
-  const int s = i % R;
-  const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
-  const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
-  const uint64_t t0 = globalTimerNs();
-  int count = -1;
-  if (!hasError(c.state)) {
-    count = waitSignal(words + i, epoch, static_cast<uint32_t>(p.maxTokens()), c.state, c.timeoutNs,
-                       S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
+  const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  extern __shared__ int sMem[];
+  const RecvTables t = carveRecvTables(sMem, L, R);
+  if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
+
+  const uint64_t rowBytes = p.rowBytes();
+  const int pieces = piecesPerRow(rowBytes);
+  const int spans = spansFor(t.recStart[R], pieces, gridDim.x * kWarps);
+  const uint64_t items = static_cast<uint64_t>(t.recStart[R]) * spans;
+  uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
+  const uint8_t* inX = c.heap + p.offset(R_DISPATCH_X);
+  const float* inS = reinterpret_cast<const float*>(c.heap + p.offset(R_DISPATCH_SCALES));
+  uint8_t* outX = regionPtr(c, R_RECV_X);
+  float* outS = reinterpret_cast<float*>(regionPtr(c, R_RECV_SCALES));
+  int4* outMeta = reinterpret_cast<int4*>(regionPtr(c, R_RECV_META));
+  const bool vec = (rowBytes & 15) == 0;
+  for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; item < items;
+       item += static_cast<uint64_t>(gridDim.x) * kWarps) {
+    const int q = static_cast<int>(item / spans);
+    const int span = static_cast<int>(item % spans);
+    const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
+    const int s = sourceOfRecord(t, R, q);
+    const int j = q - t.recStart[s];
+    const RecordView r = readRecord(recordAt(routes, s, j, M, W), s, j, p, t.count, c.state, S_DISPATCH_RECV,
+                                    p0 == 0, lane);
+    if (!r.ok) continue;
+    const uint64_t row = lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;
+    const uint64_t slot = static_cast<uint64_t>(s) * M + j;
+    const uint8_t* src = inX + slot * rowBytes;
+    for (int piece = p0; piece < p1; ++piece) {
+      const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
+      const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
+      if (vec) {
+        uint4 v[kPieceVecs];
+#pragma unroll
+        for (int i = 0; i < kPieceVecs; ++i) {
+          const uint64_t o = b0 + i * 512 + lane * 16;
+          v[i] = o < b1 ? *reinterpret_cast<const uint4*>(src + o) : make_uint4(0, 0, 0, 0);
+        }
+        for (int i = 0; i < r.n; ++i) {
+          uint8_t* dst = outX + __shfl_sync(kFullMask, row, i) * rowBytes;
+#pragma unroll
+          for (int u = 0; u < kPieceVecs; ++u) {
+            const uint64_t o = b0 + u * 512 + lane * 16;
+            if (o < b1) *reinterpret_cast<uint4*>(dst + o) = v[u];
+          }
+        }
+      } else {
+        for (int i = 0; i < r.n; ++i) {
+          warpCopy(outX + __shfl_sync(kFullMask, row, i) * rowBytes + b0, src + b0, b1 - b0, lane);
+        }
+      }
+    }
+    if (p0 != 0) continue;
+    if (S > 0) {
+      const float* sRow = inS + slot * S;
+      for (int i = 0; i < r.n; ++i) {
+        float* dst = outS + __shfl_sync(kFullMask, row, i) * S;
+        for (int k = lane; k < S; k += kWarp) dst[k] = sRow[k];
+      }
+    }
+    if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
-  c.counts[i] = count < 0 ? 0 : count;
-  if (c.stats.dispatchWaitNs != nullptr) c.stats.dispatchWaitNs[i] = globalTimerNs() - t0;
 }
 
 }  // namespace
 
 cudaError_t launchDispatchRecv(const SyCtx& ctx, cudaStream_t stream) {
-  const int n = ctx.p.ranks() * ctx.p.localExperts();
-  dispatchRecvKernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(ctx);
+  const SyParams& p = ctx.p;
+  // The records are only known on the device: one wave, as many blocks as the busiest case needs.
+  const uint64_t most = static_cast<uint64_t>(p.ranks()) * p.maxTokens() * piecesPerRow(p.rowBytes());
+  const int blocks = stageBlocks(ctx, most, 0);
+  const int smem = recvTablesSmemBytes(p.localExperts(), p.ranks());
+  cudaError_t rc = cudaFuncSetAttribute(dispatchRecvKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (rc != cudaSuccess) return rc;
+  dispatchRecvKernel<<<blocks, kThreads, smem, stream>>>(ctx);
   return cudaGetLastError();
 }
 

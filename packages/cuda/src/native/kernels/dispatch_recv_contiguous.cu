@@ -1,177 +1,126 @@
-// Dispatch receive (contiguous layout): waits for every source, checks its signals, lays the
-// rows out per local expert, compactly, as core's reference (backend/reference/dispatchRecv.ts):
-// blocks in expert order, rows by (srcRank, srcToken), each block padded to expertAlignment with
-// zero rows whose meta is (-1, -1, -1, e).
+// Dispatch receive (contiguous layout, docs/protocol.md): the rows are already at their final
+// places in recvX (each sender wrote every token once, at its record's first entry). Waits for
+// every source, checks counts and records, then fans each record's payload out from its first
+// entry's row to its other entries' rows, writes recvMeta for every row and fills the padding
+// rows of each expert block (x and scales 0, meta (-1, -1, -1, e)). Order and padding as core's
+// reference: blocks in expert order padded to expertAlignment, rows by (srcRank, srcToken).
 //
-///  dispatchSignal Shape: [R]              u32 (epoch, rows staged + 1) from each source
-///  countSignal    Shape: [R, L]           u32 (epoch, rows for expert e + 1) from each source
-///  dispatchX      Shape: [R, C, hidden]   staging (symmetric), written by the sources
-///  dispatchScales Shape: [R, C, hidden/128], dispatchMeta Shape: [R, C, 4]
-///  recvX          Shape: [N, hidden]      output (ctx.contig.recvX), N = R * C + L * (expertAlignment - 1),
-///                                         or exactly offsets[L] rows (exact output)
-///  recvScales     Shape: [N, hidden/128], recvMeta Shape: [N, 4]
-///  counts         Shape: [L, R]           int32 out: rows per (local expert, source)
+///  dispatchRoutes Shape: [R(src), M, W]       i32 route records (symmetric)
+///  recvX          Shape: [N, hidden]          symmetric output (dispatch dtype)
+///  recvScales     Shape: [N, hidden / 128]    symmetric, fp32 (fp8 dispatch)
+///  recvMeta       Shape: [N, 4]               local, int32 (srcRank, srcToken, topkSlot, localExpert)
 //
-// Bounded staging (stagingTokens > 0) runs the wait kernel without the dispatchSignal totals and
-// the compaction for the padding rows only; its rounds place the rows (dispatch_recv_rounds.cu).
-// Exact output enqueues the wait kernel with sy_dispatch_recv and the rest with
-// sy_dispatch_recv_into, once the host has read the padded total and sized the caller's buffers.
-//
-// Two kernels. waitKernel (one block): one thread per source waits for its dispatchSignal, one
-// per (source, expert) for its countSignal (all bounded by %globaltimer; errors recorded with
-// stage, peer and region), checks that the per-expert counts add up to the announced total, then
-// builds the receive tables (contiguous.cuh). compactKernel (ctx.contig.blocks blocks, the SM
-// budget): one warp per output row, 16-byte loads and stores, padding rows zeroed.
-#include "contiguous.cuh"
-#include "copy.cuh"
-#include "launch_contiguous.h"
-#include "signal.cuh"
+// One kernel on at most `budget` blocks. Every block builds the tables (recv_tables.cuh); then
+// one warp per record (or span of 2 KB pieces of it when records are few) fans out (records from
+// this rank were fanned out by its own send, which wrote every entry's row locally), the first
+// span's warp copies scales and writes meta; then one warp per padding row.
+#include "launch.h"
+#include "payload.cuh"
+#include "records.cuh"
+#include "recv_tables.cuh"
+#include "stage.cuh"
 
 namespace sy {
 namespace {
 
-constexpr int kWaitThreads = 1024;
+constexpr int kThreads = kStageThreads;
+constexpr int kWarps = kThreads / kWarp;
 
-__global__ void __launch_bounds__(kWaitThreads) waitKernel(SyCtx c) {
+__global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   const SyParams& p = c.p;
-  const SyContig& g = c.contig;
-  const int R = p.ranks(), L = p.localExperts();
-  const int E = R * L;
-  const uint32_t C = static_cast<uint32_t>(p.v[P_ROWS_PER_SOURCE]);
-  const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
-  extern __shared__ int32_t sMem[];
-  int32_t* sCounts = sMem;            // [L * R]
-  int32_t* sTotal = sCounts + E;      // [R]
-  int32_t* sRows = sTotal + R;        // [L]
-  int32_t* sOffsets = sRows + L;      // [L + 1]
-  __shared__ bool sFailed;
+  const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  extern __shared__ int sMem[];
+  const RecvTables t = carveRecvTables(sMem, L, R);
+  if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
 
-  const uint64_t t0 = globalTimerNs();
-  const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
-  const uint32_t* perExpert = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
-  // Bounded staging announces rows per round (dispatch_recv_rounds.cu): only the counts here.
-  const bool bounded = p.stagingTokens() > 0;
-  for (int s = threadIdx.x; s < R; s += kWaitThreads) {
-    sTotal[s] = hasError(c.state) ? -1
-                : bounded         ? 0
-                                  : waitSignal(done + s, epoch, C, c.state, c.timeoutNs, S_DISPATCH_RECV,
-                                               static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < E; i += kWaitThreads) {
-    const int s = i / L, e = i % L;
-    int n = -1;
-    if (sTotal[s] >= 0 && !hasError(c.state)) {
-      n = waitSignal(perExpert + i, epoch, static_cast<uint32_t>(p.maxTokens()), c.state, c.timeoutNs,
-                     S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL);
+  const uint64_t rowBytes = p.rowBytes();
+  const int pieces = piecesPerRow(rowBytes);
+  const int spans = spansFor(t.recStart[R], pieces, gridDim.x * kWarps);
+  const uint64_t items = static_cast<uint64_t>(t.recStart[R]) * spans;
+  uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
+  uint8_t* outX = regionPtr(c, R_RECV_X);
+  float* outS = reinterpret_cast<float*>(regionPtr(c, R_RECV_SCALES));
+  int4* outMeta = reinterpret_cast<int4*>(regionPtr(c, R_RECV_META));
+  const bool vec = (rowBytes & 15) == 0;
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
+  for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; item < items; item += stride) {
+    const int q = static_cast<int>(item / spans);
+    const int span = static_cast<int>(item % spans);
+    const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
+    const int s = sourceOfRecord(t, R, q);
+    const int j = q - t.recStart[s];
+    const RecordView r = readRecord(recordAt(routes, s, j, M, W), s, j, p, t.count, c.state, S_DISPATCH_RECV,
+                                    p0 == 0, lane);
+    if (!r.ok) continue;
+    const uint64_t row = lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;
+    const uint64_t row0 = __shfl_sync(kFullMask, row, 0);
+    const bool fan = s != c.rank && r.n > 1;
+    for (int piece = p0; piece < p1 && fan; ++piece) {
+      const uint8_t* src = outX + row0 * rowBytes;
+      const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
+      const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
+      if (vec) {
+        uint4 v[kPieceVecs];
+#pragma unroll
+        for (int i = 0; i < kPieceVecs; ++i) {
+          const uint64_t o = b0 + i * 512 + lane * 16;
+          v[i] = o < b1 ? *reinterpret_cast<const uint4*>(src + o) : make_uint4(0, 0, 0, 0);
+        }
+        for (int i = 1; i < r.n; ++i) {
+          uint8_t* dst = outX + __shfl_sync(kFullMask, row, i) * rowBytes;
+#pragma unroll
+          for (int u = 0; u < kPieceVecs; ++u) {
+            const uint64_t o = b0 + u * 512 + lane * 16;
+            if (o < b1) *reinterpret_cast<uint4*>(dst + o) = v[u];
+          }
+        }
+      } else {
+        for (int i = 1; i < r.n; ++i) {
+          warpCopy(outX + __shfl_sync(kFullMask, row, i) * rowBytes + b0, src + b0, b1 - b0, lane);
+        }
+      }
     }
-    sCounts[e * R + s] = n < 0 ? 0 : n;
-    // Stats: time until both of this (source, expert)'s signals were seen, [L, R] as the masked layout.
-    if (c.stats.dispatchWaitNs != nullptr) c.stats.dispatchWaitNs[e * R + s] = globalTimerNs() - t0;
-  }
-  __syncthreads();
-  for (int s = threadIdx.x; s < R; s += kWaitThreads) {
-    int sum = 0;
-    for (int e = 0; e < L; ++e) sum += sCounts[e * R + s];
-    if (!bounded && sTotal[s] >= 0 && sum != sTotal[s]) {
-      recordError(c.state, E_COUNT_MISMATCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL,
-                  static_cast<uint32_t>(sTotal[s]), static_cast<uint32_t>(sum));
+    if (p0 != 0) continue;
+    if (fan && S > 0) {
+      const float* sRow = outS + row0 * S;
+      for (int i = 1; i < r.n; ++i) {
+        float* dst = outS + __shfl_sync(kFullMask, row, i) * S;
+        for (int k = lane; k < S; k += kWarp) dst[k] = sRow[k];
+      }
     }
+    if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
-  __syncthreads();
-  if (threadIdx.x == 0) sFailed = hasError(c.state);
-  __syncthreads();
-  // After an error nothing is delivered: zero counts, so compaction and combine send move nothing.
-  for (int i = threadIdx.x; i < E; i += kWaitThreads) {
-    if (sFailed) sCounts[i] = 0;
-    c.counts[i] = sCounts[i];
-  }
-  __syncthreads();
-  for (int e = threadIdx.x; e < L; e += kWaitThreads) sRows[e] = expertRows(sCounts, e, R);
-  __syncthreads();
-  if (threadIdx.x == 0) paddedOffsets(sRows, L, static_cast<int>(p.v[P_EXPERT_ALIGNMENT]), sOffsets);
-  __syncthreads();
-  for (int e = threadIdx.x; e <= L; e += kWaitThreads) g.offsets[e] = sOffsets[e];
-  for (int e = threadIdx.x; e < L; e += kWaitThreads) fillExpertTables(sCounts, e, R, sOffsets, g.expertCount, g.pairStart);
-  for (int s = threadIdx.x; s < R; s += kWaitThreads) fillSourceTables(sCounts, s, L, R, static_cast<int>(C), g.stageStart);
-}
 
-/// The warp writes `bytes` zero bytes at `dst`.
-__device__ inline void warpZero(uint8_t* dst, uint64_t bytes, int lane) {
-  if (((reinterpret_cast<uint64_t>(dst) | bytes) & 15) == 0) {
-    uint4* d = reinterpret_cast<uint4*>(dst);
-    for (uint64_t i = lane; i < bytes / 16; i += kWarp) d[i] = make_uint4(0, 0, 0, 0);
-  } else {
-    for (uint64_t i = lane; i < bytes; i += kWarp) dst[i] = 0;
-  }
-}
-
-__global__ void __launch_bounds__(kContigThreads) compactKernel(CompactArgs a) {
-  const SyContig& g = a.tables;
-  const int lane = threadIdx.x & 31;
-  const int warps = kContigThreads / kWarp;
-  const int total = g.offsets[a.L];
-  for (int row = blockIdx.x * warps + (threadIdx.x >> 5); row < total; row += gridDim.x * warps) {
-    const RowSource r = sourceOfRow(row, g.offsets, g.expertCount, g.pairStart, g.stageStart, a.L, a.R);
-    uint8_t* ox = a.outX + static_cast<uint64_t>(row) * a.rowBytes;
-    uint8_t* os = a.outScales ? a.outScales + static_cast<uint64_t>(row) * a.scaleBytes : nullptr;
-    int4* om = reinterpret_cast<int4*>(a.outMeta) + row;
-    if (r.source >= 0) {
-      if (a.padOnly) continue;
-      const uint64_t from = static_cast<uint64_t>(r.from);
-      warpCopy(ox, a.stageX + from * a.rowBytes, a.rowBytes, lane);
-      if (os) warpCopy(os, a.stageScales + from * a.scaleBytes, a.scaleBytes, lane);
-      if (lane == 0) *om = reinterpret_cast<const int4*>(a.stageMeta)[from];
+  // Padding rows: [offsets[e] + rows of e, offsets[e + 1]), at most A - 1 per expert.
+  const int A = p.alignment();
+  const uint64_t padItems = static_cast<uint64_t>(L) * (A > 1 ? A - 1 : 0);
+  for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; item < padItems; item += stride) {
+    const int e = static_cast<int>(item / (A - 1));
+    int rows = 0;
+    for (int s = 0; s < R; ++s) rows += t.count[e * R + s];
+    const uint64_t row = static_cast<uint64_t>(t.offsets[e] + rows) + item % (A - 1);
+    if (row >= static_cast<uint64_t>(t.offsets[e + 1])) continue;
+    uint8_t* dst = outX + row * rowBytes;
+    if (vec) {
+      for (uint64_t o = lane * 16; o < rowBytes; o += 512) *reinterpret_cast<uint4*>(dst + o) = make_uint4(0, 0, 0, 0);
     } else {
-      warpZero(ox, a.rowBytes, lane);
-      if (os) warpZero(os, a.scaleBytes, lane);
-      if (lane == 0) *om = make_int4(-1, -1, -1, r.expert);
+      for (uint64_t o = lane; o < rowBytes; o += kWarp) dst[o] = 0;
     }
+    for (int k = lane; k < S; k += kWarp) outS[row * S + k] = 0.0f;
+    if (lane == 0) outMeta[row] = make_int4(-1, -1, -1, e);
   }
 }
 
 }  // namespace
 
-cudaError_t launchCompact(const CompactArgs& a, cudaStream_t stream) {
-  compactKernel<<<a.tables.blocks, kContigThreads, 0, stream>>>(a);
+cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, int budget, cudaStream_t stream) {
+  const SyParams& p = ctx.p;
+  const int smem = recvTablesSmemBytes(p.localExperts(), p.ranks());
+  cudaError_t rc = cudaFuncSetAttribute(contigRecvKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (rc != cudaSuccess) return rc;
+  contigRecvKernel<<<budget < 1 ? 1 : budget, kThreads, smem, stream>>>(ctx);
   return cudaGetLastError();
 }
-
-cudaError_t launchDispatchRecvWait(const SyCtx& ctx, cudaStream_t stream) {
-  const SyParams& p = ctx.p;
-  const int R = p.ranks(), L = p.localExperts();
-  const size_t smem = sizeof(int32_t) * (static_cast<size_t>(R) * L + R + 2 * L + 1);
-  waitKernel<<<1, kWaitThreads, smem, stream>>>(ctx);
-  return cudaGetLastError();
-}
-
-cudaError_t launchDispatchRecvPlace(const SyCtx& ctx, cudaStream_t stream) {
-  const SyParams& p = ctx.p;
-  const bool fp8 = p.scalesPerRow() > 0;
-  const bool bounded = p.stagingTokens() > 0;
-  CompactArgs a{};
-  a.padOnly = bounded;
-  a.stageX = ctx.heap + p.offset(R_DISPATCH_X);
-  a.stageScales = fp8 ? ctx.heap + p.offset(R_DISPATCH_SCALES) : nullptr;
-  a.stageMeta = ctx.heap + p.offset(R_DISPATCH_META);
-  a.outX = ctx.contig.recvX;
-  a.outScales = fp8 ? ctx.contig.recvScales : nullptr;
-  a.outMeta = ctx.contig.recvMeta;
-  a.rowBytes = static_cast<uint32_t>(p.rowBytes());
-  a.scaleBytes = static_cast<uint32_t>(p.scalesPerRow()) * 4;
-  a.L = p.localExperts();
-  a.R = p.ranks();
-  a.tables = ctx.contig;
-  cudaError_t rc = launchCompact(a, stream);
-  for (int k = 0; bounded && k < p.stagingRounds() && rc == cudaSuccess; ++k) rc = launchDispatchRecvRound(ctx, k, stream);
-  return rc;
-}
-
-cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, cudaStream_t stream) {
-  const cudaError_t rc = launchDispatchRecvWait(ctx, stream);
-  return rc != cudaSuccess ? rc : launchDispatchRecvPlace(ctx, stream);
-}
-
-cudaError_t loadDispatchRecvContiguousKernels() { return loadKernels(waitKernel, compactKernel); }
 
 }  // namespace sy

@@ -1,4 +1,4 @@
-// Route (contiguous layout, first step of dispatch send; also the NCCL baseline's packing order):
+// Route (the NCCL baseline's packing order, version 1's contiguous staging order):
 // gives every (token, slot) its row in the destination's staging block, rows ordered by
 // (local expert, token), with no atomics whose order could change a result.
 //
@@ -8,21 +8,18 @@
 ///  regionTotal Shape: [E]               int32 out: rows this rank sends to expert ex
 ///  regionBase  Shape: [E]               int32 out: first row of ex in its destination's block
 ///  staged      Shape: [R]               int32 out: rows this rank sends to each destination
-///  countSignal Shape: [R, L]            u32 on each destination, at [rank][e] (with countSignals)
 //
 // Grid: one block of 32 * W threads per chunk of 32 * W tokens (contiguous.cuh, routeWarps). Each
 // block sets one bit per (expert, token) in shared masks [E][W] (atomicOr: order-free), counts
 // them, and gives each slot its rank by popcounts. The last block to finish turns the chunk
-// counts into prefixes, computes the per-destination bases and, for the NVSHMEM path, writes
-// the count signals (release, system scope): the count exchange starts before any row moves.
+// counts into prefixes and computes the per-destination bases.
 #include "contiguous.cuh"
 #include "launch_contiguous.h"
-#include "signal.cuh"
 
 namespace sy {
 namespace {
 
-__global__ void routeKernel(SyCtx c, const int32_t* topkIdx, int T, int countSignals) {
+__global__ void routeKernel(SyCtx c, const int32_t* topkIdx, int T) {
   const SyParams& p = c.p;
   const SyContig& g = c.contig;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), dp = p.dpSize();
@@ -87,31 +84,18 @@ __global__ void routeKernel(SyCtx c, const int32_t* topkIdx, int T, int countSig
     g.staged[dst] = run;
   }
   __syncthreads();
-  if (countSignals) {
-    const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
-    for (int ex = threadIdx.x; ex < E; ex += blockDim.x) {
-      const int dst = ex / L, e = ex % L;
-      uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[dst] + p.offset(R_COUNT_SIGNAL)) + c.rank * L + e;
-      const uint32_t rows = static_cast<uint32_t>(__ldcg(&g.regionTotal[ex]));
-      if (c.stats.dispatchSent != nullptr) c.stats.dispatchSent[ex] = rows;  // [R, L]: ex = dst * L + e
-      stReleaseSys(sig, encodeSignal(epoch, rows));
-    }
-  }
   if (threadIdx.x == 0) g.done[D_ROUTE] = 0;  // reuse next step (and in graph replays)
 }
 
 }  // namespace
 
-cudaError_t launchRoute(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, bool countSignals,
-                        cudaStream_t stream) {
+cudaError_t launchRoute(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, cudaStream_t stream) {
   const int E = ctx.p.ranks() * ctx.p.localExperts();
   const int threads = ctx.contig.chunkTokens;
   const int W = threads / 32;
   const int chunks = numTokens > 0 ? (numTokens + threads - 1) / threads : 1;
-  routeKernel<<<chunks, threads, routeSmemBytes(E, W), stream>>>(ctx, topkIdx, numTokens, countSignals ? 1 : 0);
+  routeKernel<<<chunks, threads, routeSmemBytes(E, W), stream>>>(ctx, topkIdx, numTokens);
   return cudaGetLastError();
 }
-
-cudaError_t loadRouteKernels() { return loadKernels(routeKernel); }
 
 }  // namespace sy

@@ -1,100 +1,196 @@
-// Dispatch send (contiguous layout): every (token, slot) this rank owns goes to its expert's rank,
-// into that rank's staging block for this source, rows ordered by (local expert, token), exactly
-// as core's reference (backend/reference/dispatchSend.ts); then one signal per destination.
+// Dispatch send (contiguous layout, docs/protocol.md): counts first, then every row at its final
+// place in the destination's symmetric recvX / recvScales, then the records and one signal.
 //
-///  x            Shape: [T, hidden]        dispatch dtype (fp8 after quantisation, or passthrough)
-///  scales       Shape: [T, hidden / 128]  fp32, fp8 dispatch only
-///  topkIdx      Shape: [T, K]             int32 global expert ids, -1 = unused
-///  dispatchX    Shape: [R, C, hidden]     on the destination: row j from source `rank` at [rank][j]
-///  dispatchScales Shape: [R, C, hidden/128] fp32 (fp8 dispatch)
-///  dispatchMeta Shape: [R, C, 4]          int32 (srcRank, srcToken, topkSlot, localExpert)
-///  countSignal  Shape: [R, L]             u32 on the destination at [rank][e] (written by the route)
-///  dispatchSignal Shape: [R]              u32 on the destination at [rank]: (epoch, rows staged)
+///  x              Shape: [T, hidden]        input dtype (bf16, or fp8 with scales)
+///  scales         Shape: [T, hidden / 128]  fp32, fp8 input only
+///  topkIdx        Shape: [T, K]             int32 global expert ids, -1 = unused slot
+///  topkWeights    Shape: [T, K]             fp32 router weights (carried in the records)
+///  countSignal    Shape: [R(src), E]        u32 signal on every rank at [rank][ex]: this rank's rows for ex
+///  recvX          Shape: [N, hidden]        on d (symmetric): expert blocks padded to A, rows by (src, token)
+///  recvScales     Shape: [N, hidden / 128]  fp32 (fp8 dispatch)
+///  dispatchRoutes Shape: [R(src), M, W]     i32 route records on d (records.cuh)
+///  dispatchSignal Shape: [R(src)]           u32 signal on d at [rank]: records
 //
-// Launches, all within ctx.contig.blocks blocks (the SM budget) except the route's one block per
-// 512 tokens: quantise (quantize.cu, bf16 -> fp8 only, once per
-// token), route (dispatch_route.cu: rows, counts, count signals), then the copy: one
-// warp per (token, slot), 16-byte NVLink stores straight into the peer's heap; the last block to
-// finish writes every destination's dispatchSignal (release, system scope) after a system fence.
-#include "contiguous.cuh"
+// One kernel on at most `budget` blocks (the SM budget). Each block plans its chunk of tokens
+// (plan.cuh); the block with the last chunk then holds the step's per-expert totals and writes
+// them to every rank at once, before any row moves. Every block then waits (bounded, stage
+// "dispatch send") until every rank's counts of this step are here, and computes where each
+// expert's rows from this rank start on each destination:
+//   first[d * L + e] = sum_{e' < e} alignUp(sum_s count[s][d*L+e'], A) + sum_{s < rank} count[s][d*L+e].
+// One warp per token (or per span of its row when tokens are fewer than warps): read (and
+// quantise) each 2 KB once, store it at the row of the token's first entry on each other rank, and
+// at every entry's row on this rank (the fan-out of its own records is done here, so the receive
+// skips them); the first span's warp writes the records. One system fence per block; the last block writes each destination's dispatchSignal.
 #include "launch.h"
-#include "launch_contiguous.h"
-#include "signal.cuh"
-#include "stage_row.cuh"
+#include "payload.cuh"
+#include "plan.cuh"
+#include "records.cuh"
+#include "stage.cuh"
 
 namespace sy {
 namespace {
 
-constexpr int kThreads = kContigThreads;
+constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
-__global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint8_t* x, const float* scales,
-                                                           const int32_t* topkIdx, int T) {
+/// Dynamic shared memory: the plan's, and after it first[E], total[E], a scan buffer [L] and its scratch.
+int contigSendSmem(const SyParams& p) {
+  const int plan = planSmemBytes(p.experts(), p.ranks(), p.topK());
+  const int bases = 4 * (2 * p.experts() + p.localExperts() + 33);
+  return plan > bases ? plan : bases;
+}
+
+/// kDebug: timing experiments (SyCtx::debugFlags), 0 in every real launch.
+template <int kDebug>
+__global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint8_t* x, const float* xScales,
+                                                             const int32_t* topkIdx, const float* topkWeights, int T,
+                                                             int chunk) {
   const SyParams& p = c.p;
-  const SyContig& g = c.contig;
-  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), dp = p.dpSize();
-  const int E = R * L;
-  const uint64_t C = p.v[P_ROWS_PER_SOURCE];
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
-  const int mine = c.rank % dp;
-  __shared__ bool sLast;
+  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), M = p.maxTokens(), W = p.routeWords();
+  const int S = p.scalesPerRow(), E = p.experts(), dp = p.dpSize(), A = p.alignment();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t epoch = stepEpoch(c.state);
+  extern __shared__ int sMem[];
+  const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
+  const int t1 = min(T, t0 + chunk);
+  const bool lastChunk = blockIdx.x == gridDim.x - 1;
+  bool ok = !hasError(c.state);
 
-  if (!hasError(c.state)) {
-    const uint64_t entries = static_cast<uint64_t>(T) * K;
-    for (uint64_t q = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; q < entries;
-         q += static_cast<uint64_t>(gridDim.x) * kWarps) {
-      const int t = static_cast<int>(q / K);
-      const int k = static_cast<int>(q % K);
-      const int ex = topkIdx[q];
-      if (ex < 0 || ex >= E || t % dp != mine) continue;
-      const int dst = ex / L;
-      const uint64_t slot = static_cast<uint64_t>(c.rank) * C + routeRow(g, E, t, k, K, ex);
-      stageRow(p, c.peers[dst], slot, x, scales, t, make_int4(c.rank, t, k, ex % L), lane);
+  if (ok) {
+    planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem);
+    if (lastChunk) {
+      // sMem[0, E) holds this rank's totals per expert, sMem[E, E + R) its records per rank.
+      for (int i = threadIdx.x; i < R * E; i += kThreads) {
+        const int d = i / E, ex = i % E;
+        uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_COUNT_SIGNAL)) + c.rank * E + ex;
+        stRelaxedSys(sig, encodeSignal(epoch, static_cast<uint32_t>(sMem[ex])));  // the words are their own data
+      }
+      for (int d = threadIdx.x; d < R && c.stats.dispatchSent != nullptr; d += kThreads) {
+        c.stats.dispatchSent[d] = static_cast<uint32_t>(sMem[E + d]);
+      }
+    }
+    __syncthreads();
+  }
+  // Every rank's counts: first[ex] and total[ex] (rows of ex over all sources).
+  int* first = sMem;
+  int* total = sMem + E;
+  int* scan = total + E;  // [L]
+  int* scratch = scan + L;
+  if (ok) {
+    // Relaxed waits: a count word is its own data; the rows it places are ordered by dispatchSignal.
+    // Warp 0 alone polls (the other warps wait at the barrier, not on the words).
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
+    for (int ex = threadIdx.x; ex < E && threadIdx.x < kWarp; ex += kWarp) {
+      int before = 0, all = 0;
+      for (int s = 0; s < R; ++s) {
+        const int n = waitSignal(words + static_cast<uint64_t>(s) * E + ex, epoch, static_cast<uint32_t>(M), c.state,
+                                 c.timeoutNs, S_DISPATCH_SEND, static_cast<uint32_t>(s), R_COUNT_SIGNAL, false);
+        if (n < 0) break;
+        before += s < c.rank ? n : 0;
+        all += n;
+      }
+      first[ex] = before;
+      total[ex] = all;
+    }
+    __syncthreads();
+    for (int d = 0; d < R; ++d) {  // destination d's padded block starts, a scan over its L experts
+      for (int e = threadIdx.x; e < L; e += kThreads) scan[e] = alignUpInt(total[d * L + e], A);
+      __syncthreads();
+      blockExclusiveScan(scan, L, scratch);
+      for (int e = threadIdx.x; e < L; e += kThreads) first[d * L + e] += scan[e];
+      __syncthreads();
+    }
+    ok = !hasError(c.state);
+  }
+
+  if (ok) {
+    const uint64_t rowBytes = p.rowBytes();
+    const int pieces = piecesPerRow(rowBytes);
+    const int spans = spansFor(t1 - t0, pieces, kWarps);
+    const int items = (t1 - t0) * spans;
+    const uint64_t xOff = p.offset(R_RECV_X);
+    const uint64_t sOff = p.offset(R_RECV_SCALES);
+    for (int item = warp; item < items; item += kWarps) {
+      const int t = t0 + item / spans;
+      const int span = item % spans;
+      const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
+      if (t % dp != c.rank % dp) continue;
+      // The token's slots and its plan entries, loaded together (one round trip, not three).
+      const uint64_t at = static_cast<uint64_t>(t) * K + lane;
+      const bool slot = lane < K;
+      const int ex = slot ? topkIdx[at] : -1;
+      const int jv = slot ? c.plan.recordIndex[at] : 0;  // meaningful at each rank's first slot
+      const int index = slot ? c.plan.entryIndex[at] : 0;
+      const float w = slot ? topkWeights[at] : 0.0f;
+      const TokenSlots s = tokenSlotsOf(ex, L, lane);
+      const int row = s.ex >= 0 ? first[s.ex] + index : 0;  // this entry's final row on its rank
+      // Other ranks: the row of the record's first entry. This rank: every entry's row.
+      auto each = [&](auto&& fn) {
+        for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
+          const int l = __ffs(m) - 1;
+          const int d = __shfl_sync(kFullMask, s.ex, l) / L;
+          uint8_t* peer = c.peers[d];
+          uint32_t rows = d == c.rank ? __shfl_sync(kFullMask, s.group, l) : (1u << l);
+          for (; rows != 0; rows &= rows - 1) {
+            const uint64_t r = static_cast<uint64_t>(__shfl_sync(kFullMask, row, __ffs(rows) - 1));
+            fn(peer + xOff + r * rowBytes,
+               reinterpret_cast<float*>(peer + sOff) + r * S);
+          }
+        }
+      };
+      if ((kDebug & 1) == 0 && p0 < p1) {
+        if constexpr ((kDebug & 2) == 0) {
+          sendPieces(p, x, xScales, t, p0, p1, lane, each);
+        } else {  // timing only: the loads and stores without the fp8 arithmetic
+          for (int k = p0; k < p1; ++k) {
+            PieceRegs r;
+            loadPiece(p, x, t, k, lane, r);
+            each([&](uint8_t* rowX, float*) {
+#pragma unroll
+              for (int i = 0; i < kPieceVecs; ++i) {
+                const uint64_t e = static_cast<uint64_t>(k) * kPieceBytes + i * 512 + lane * 16;
+                if (e < rowBytes) *reinterpret_cast<uint4*>(rowX + e) = r.a[i];
+              }
+            });
+          }
+        }
+      }
+      if (p0 == 0) {
+        const int j = jv;
+        for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
+          const int l = __ffs(m) - 1;
+          const int d = __shfl_sync(kFullMask, s.ex, l) / L;
+          int32_t* rec = recordAt(c.peers[d] + p.offset(R_DISPATCH_ROUTES), c.rank, __shfl_sync(kFullMask, j, l), M, W);
+          writeRecord(rec, t, s, l, lane, L, index, w);
+        }
+      }
     }
   }
 
-  // Every row of every block is out before any destination hears "done".
-  __threadfence_system();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    sLast = atomicAdd(&g.done[D_SEND], 1u) == gridDim.x - 1;
-    if (sLast) {
-      g.done[D_SEND] = 0;
-      __threadfence_system();
-    }
-  }
-  __syncthreads();
-  if (!sLast || hasError(c.state)) return;
-  for (int dst = threadIdx.x; dst < R; dst += kThreads) {
-    uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[dst] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
-    stReleaseSys(sig, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&g.staged[dst]))));
+  if (!lastBlockDone(c.state, DONE_SEND) || hasError(c.state)) return;
+  for (int d = threadIdx.x; d < R; d += kThreads) {
+    __threadfence_system();
+    uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
+    stReleaseSys(sig, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&c.plan.totals[E + d]))));
   }
 }
 
 }  // namespace
 
-cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales,
-                                         const int32_t* topkIdx, int numTokens, cudaStream_t stream,
-                                         const RoundStream& rounds) {
-  const uint8_t* src = static_cast<const uint8_t*>(x);
-  if (ctx.p.quantize()) {
-    const cudaError_t rc = launchQuantize(ctx, x, numTokens, ctx.contig.blocks, stream);  // within the SM budget
-    if (rc != cudaSuccess) return rc;
-    src = ctx.quantX;
-    scales = ctx.quantScales;
-  }
-  cudaError_t rc = launchRoute(ctx, topkIdx, numTokens, true, stream);
+cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
+                                         const float* topkWeights, int numTokens, int budget, cudaStream_t stream) {
+  const SyParams& p = ctx.p;
+  int blocks = budget < 1 ? 1 : budget;
+  const int chunk = chunkTokens(numTokens, blocks);
+  blocks = numTokens > 0 ? (numTokens + chunk - 1) / chunk : 1;  // every block has tokens; the last ends at T
+  const int smem = contigSendSmem(p);
+  auto kernel = ctx.debugFlags == 1   ? contigSendKernel<1>
+                : ctx.debugFlags == 2 ? contigSendKernel<2>
+                                      : contigSendKernel<0>;
+  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != cudaSuccess) return rc;
-  if (ctx.p.stagingTokens() > 0) {  // bounded staging: the round sender, on its own stream
-    rc = cudaEventRecord(rounds.fork, stream);
-    if (rc == cudaSuccess) rc = cudaStreamWaitEvent(rounds.stream, rounds.fork, 0);
-    if (rc == cudaSuccess) rc = launchDispatchSendRounds(ctx, src, scales, topkIdx, numTokens, rounds.stream);
-    if (rc == cudaSuccess) rc = cudaEventRecord(rounds.join, rounds.stream);
-    return rc;
-  }
-  contigSendKernel<<<ctx.contig.blocks, kThreads, 0, stream>>>(ctx, src, scales, topkIdx, numTokens);
+  kernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr,
+                                             topkIdx, topkWeights, numTokens, chunk);
   return cudaGetLastError();
 }
 

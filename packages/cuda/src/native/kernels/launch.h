@@ -1,5 +1,6 @@
-// Host entry points of the four stage kernels (one .cu file each). All are asynchronous on `stream`
-// and never synchronise, so a whole step can be captured into a CUDA graph.
+// Host entry points of the stage kernels (one .cu file each, per layout where they differ). All
+// are asynchronous on `stream` and never synchronise, so a whole step can be captured into a CUDA
+// graph. One kernel per half-stage: dispatch send, dispatch recv, combine send, combine recv.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -9,31 +10,39 @@
 
 namespace sy {
 
-/// Threads per block of dispatch send (also the token chunk its scan covers per pass).
-constexpr int kDispatchSendThreads = 512;
+/// Threads per block of every stage kernel (16 warps).
+constexpr int kStageThreads = 512;
 
-/// bf16 -> fp8 (quantize.cu): x [T, hidden] bf16 into ctx.quantX [T, hidden] / ctx.quantScales [T, hidden / 128].
-/// maxBlocks > 0 caps the grid (the contiguous layout's SM budget); 0 = one pass.
-cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, int maxBlocks, cudaStream_t stream);
+/// Grid of a stage kernel: the contiguous layout's SM budget, or the masked layout's limit
+/// (ctx.maxBlocks), and never more blocks than `items` warps of work need.
+int stageBlocks(const SyCtx& ctx, uint64_t items, int budget);
 
-/// x [T, hidden] (input dtype), scales [T, hidden/128] fp32 (fp8 input only, else null), topkIdx [T, topK] i32.
+/// Dispatch send. x [T, hidden] (input dtype), scales [T, hidden/128] fp32 (fp8 input only, else
+/// null), topkIdx / topkWeights [T, topK]. Masked: dispatch_send.cu; contiguous (SM budget
+/// `budget`): dispatch_send_contiguous.cu.
 cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
-                               int numTokens, cudaStream_t stream);
+                               const float* topkWeights, int numTokens, cudaStream_t stream);
+cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
+                                         const float* topkWeights, int numTokens, int budget, cudaStream_t stream);
 
-/// Waits for every (local expert, source) signal; writes ctx.counts [localExperts, ranks].
+/// Dispatch receive: waits for every source, checks its signals and records, writes ctx.t and
+/// the output (recvX / recvScales / recvMeta). dispatch_recv.cu, dispatch_recv_contiguous.cu.
 cudaError_t launchDispatchRecv(const SyCtx& ctx, cudaStream_t stream);
+cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, int budget, cudaStream_t stream);
 
-/// expertOut [rows, hidden] bf16, rows aligned with dispatchX's rows (rows = L * R * M).
-cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int blocks, cudaStream_t stream);
+/// Combine send (combine_send.cu, both layouts): expertOut [rows, hidden] bf16, row-aligned with
+/// recvX; one bf16 partial per route record to every rank of the source's DP group.
+cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int budget, cudaStream_t stream);
 
-/// topkIdx / topkWeights [T, topK]; y [T, hidden] bf16 out. Advances the step counter at its end.
-cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, const float* topkWeights, int numTokens,
-                              void* y, cudaStream_t stream);
+/// Combine receive (combine_recv.cu, both layouts): topkIdx [T, topK]; y [T, hidden] bf16 out.
+/// Advances the step counter at its end.
+cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, void* y, int budget,
+                              cudaStream_t stream);
 
-/// Blocks of dispatch send / combine send one SM holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor):
-/// the endpoint sizes their grids to one wave, since a second wave repeats every block's latency chain
-/// (scan, copy, system fence, signal) after the first.
-cudaError_t dispatchSendOccupancy(int* blocksPerSm);
-cudaError_t combineSendOccupancy(int* blocksPerSm);
+/// Blocks of a stage kernel one SM holds at once (the masked grids are sized to one wave).
+cudaError_t stageOccupancy(int* blocksPerSm);
+
+/// bf16 -> fp8 for the NCCL baseline (quantize.cu): x [T, hidden] bf16 into ctx.quantX / quantScales.
+cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, int maxBlocks, cudaStream_t stream);
 
 }  // namespace sy

@@ -10,7 +10,7 @@
 
 namespace sy {
 
-/// Scalar fields, in core's SCALAR_PARAMS order.
+/// Scalar fields, in core's SCALAR_PARAMS order (protocol version 2).
 enum ParamIndex : int {
   P_RANKS = 0,
   P_LOCAL_EXPERTS,
@@ -26,16 +26,20 @@ enum ParamIndex : int {
   P_LAYOUT_CONTIGUOUS,
   P_QUANTIZE,
   P_INPUT_FP8,
-  P_STAGING_TOKENS,
+  P_SLOTS_PER_RANK,
+  P_ROUTE_WORDS,
+  P_EXPERTS,
   P_SCALAR_COUNT
 };
 
 /// Regions, in core's REGION_NAMES order; region i has its offset at P_SCALAR_COUNT + 2i, bytes after it.
+/// Offsets are from the start of the region's heap: symmetric (every region but recvMeta, and but
+/// recvX / recvScales in the masked layout) or the endpoint's local allocation (isLocalRegion).
 enum RegionIndex : int {
   R_DISPATCH_SIGNAL = 0,
   R_DISPATCH_X,
   R_DISPATCH_SCALES,
-  R_DISPATCH_META,
+  R_DISPATCH_ROUTES,
   R_COUNT_SIGNAL,
   R_COMBINE_SIGNAL,
   R_COMBINE_X,
@@ -50,43 +54,47 @@ constexpr int kParamCount = P_SCALAR_COUNT + 2 * R_REGION_COUNT;
 /// The names in the order above, comma-separated; compared with core's PARAM_NAMES at load.
 constexpr const char* kParamNames =
     "ranks,localExperts,maxTokensPerRank,hidden,topK,scalesPerRow,dispatchElemBytes,dpSize,"
-    "expertAlignment,rowsPerSource,rows,layoutContiguous,quantize,inputFp8,stagingTokens,"
+    "expertAlignment,rowsPerSource,rows,layoutContiguous,quantize,inputFp8,slotsPerRank,routeWords,experts,"
     "dispatchSignal.offset,dispatchSignal.bytes,dispatchX.offset,dispatchX.bytes,"
-    "dispatchScales.offset,dispatchScales.bytes,dispatchMeta.offset,dispatchMeta.bytes,"
+    "dispatchScales.offset,dispatchScales.bytes,dispatchRoutes.offset,dispatchRoutes.bytes,"
     "countSignal.offset,countSignal.bytes,combineSignal.offset,combineSignal.bytes,"
     "combineX.offset,combineX.bytes,recvX.offset,recvX.bytes,recvScales.offset,recvScales.bytes,"
     "recvMeta.offset,recvMeta.bytes";
 
-/// Core's parameter block, passed to every kernel by value (280 bytes of kernel parameters).
+/// Largest topK the kernels take: a token's slots are one warp's lanes.
+constexpr int kMaxTopK = 32;
+
+/// Core's parameter block, passed to every kernel by value (296 bytes of kernel parameters).
 struct SyParams {
   uint64_t v[kParamCount];
 
   __host__ __device__ int ranks() const { return static_cast<int>(v[P_RANKS]); }
   __host__ __device__ int localExperts() const { return static_cast<int>(v[P_LOCAL_EXPERTS]); }
+  __host__ __device__ int experts() const { return static_cast<int>(v[P_EXPERTS]); }
   __host__ __device__ int maxTokens() const { return static_cast<int>(v[P_MAX_TOKENS]); }
   __host__ __device__ int hidden() const { return static_cast<int>(v[P_HIDDEN]); }
   __host__ __device__ int topK() const { return static_cast<int>(v[P_TOPK]); }
   __host__ __device__ int scalesPerRow() const { return static_cast<int>(v[P_SCALES_PER_ROW]); }
   __host__ __device__ int elemBytes() const { return static_cast<int>(v[P_DISPATCH_ELEM_BYTES]); }
   __host__ __device__ int dpSize() const { return static_cast<int>(v[P_DP_SIZE]); }
+  __host__ __device__ int alignment() const { return static_cast<int>(v[P_EXPERT_ALIGNMENT]); }
+  /// J = min(K, L): the most route entries one token has on one rank.
+  __host__ __device__ int slotsPerRank() const { return static_cast<int>(v[P_SLOTS_PER_RANK]); }
+  /// W = 2 + 4 J: i32 words of one route record.
+  __host__ __device__ int routeWords() const { return static_cast<int>(v[P_ROUTE_WORDS]); }
+  __host__ __device__ bool contiguous() const { return v[P_LAYOUT_CONTIGUOUS] != 0; }
   __host__ __device__ bool quantize() const { return v[P_QUANTIZE] != 0; }
   __host__ __device__ bool inputFp8() const { return v[P_INPUT_FP8] != 0; }
-  /// Contiguous bounded staging: tokens per round Q (0 = the staging holds a whole step).
-  __host__ __device__ int stagingTokens() const { return static_cast<int>(v[P_STAGING_TOKENS]); }
-  /// Rounds per step (1 without bounded staging).
-  __host__ __device__ int stagingRounds() const {
-    const int q = stagingTokens();
-    return q > 0 ? (maxTokens() + q - 1) / q : 1;
-  }
-  /// Rows one source stages on one rank per round: Cq = Q * min(K, L).
-  __host__ __device__ uint64_t roundRows() const {
-    const int k = topK() < localExperts() ? topK() : localExperts();
-    return static_cast<uint64_t>(stagingTokens()) * k;
-  }
+  /// Output rows (recvX rows): masked L * R * M, contiguous N.
+  __host__ __device__ uint64_t rows() const { return v[P_ROWS]; }
   __host__ __device__ uint64_t offset(int region) const { return v[P_SCALAR_COUNT + 2 * region]; }
   __host__ __device__ uint64_t bytes(int region) const { return v[P_SCALAR_COUNT + 2 * region + 1]; }
   /// Bytes of one dispatched row (dispatch dtype).
   __host__ __device__ uint64_t rowBytes() const { return static_cast<uint64_t>(hidden()) * elemBytes(); }
+  /// Whether `region` lives in the endpoint's local allocation rather than the symmetric heap.
+  __host__ __device__ bool isLocalRegion(int region) const {
+    return region == R_RECV_META || (!contiguous() && (region == R_RECV_X || region == R_RECV_SCALES));
+  }
 };
 
 /// The error a receive kernel records (first one wins) before it exits. Read by the host after the stream.
@@ -104,19 +112,33 @@ enum ErrorCode : uint32_t {
   E_TIMEOUT = 1,        ///< a peer's signal did not arrive in time
   E_COUNT_TOO_LARGE = 2,///< a signal announced more rows than the region holds
   E_BAD_EPOCH = 3,      ///< a signal carried an epoch that is neither this step's nor the previous one
-  E_COUNT_MISMATCH = 4, ///< combine: rows announced by expert ranks != slots used by this rank's tokens
+  E_COUNT_MISMATCH = 4, ///< combine: partials announced by an expert rank != this rank's tokens routed to it
   E_ABORTED = 5,        ///< written by the host when the endpoint is destroyed: every wait leaves at once
+  E_BAD_RECORD = 6,     ///< a route record broke the protocol (detail0 = record j, detail1 = what, kRecord*)
 };
 
-enum Stage : uint32_t { S_DISPATCH_RECV = 1, S_COMBINE_RECV = 2 };
+/// What was wrong with a route record (E_BAD_RECORD's detail1).
+enum RecordFault : uint32_t {
+  F_TOKEN = 1,   ///< srcToken outside [0, M)
+  F_ENTRIES = 2, ///< n outside [1, J]
+  F_EXPERT = 3,  ///< a local expert outside [0, L)
+  F_SLOT = 4,    ///< a slot outside [0, K)
+  F_INDEX = 5,   ///< an index at or past the expert's announced count
+};
+
+/// The stage whose wait failed. Contiguous dispatch send waits for every rank's counts.
+enum Stage : uint32_t { S_DISPATCH_RECV = 1, S_COMBINE_RECV = 2, S_DISPATCH_SEND = 3 };
+
+/// Completion counters of the stage kernels (SyState::done): each block adds one after its rows
+/// and the last one writes the stage's signals, then resets the counter (graph replays reuse it).
+enum DoneCounter : int { DONE_SEND = 0, DONE_PLAN = 1, DONE_COMBINE_SEND = 2, DONE_COMBINE_RECV = 3, DONE_COUNT = 4 };
 
 /// Device-resident state of one endpoint: the step counter (epoch source), the error word and the
-/// completion counters used to elect the block that writes signals. Zeroed at endpoint creation.
+/// completion counters. Zeroed at endpoint creation.
 struct SyState {
-  uint32_t step;           ///< completed steps; epoch = step % 2047 + 1. Advanced by combine recv.
-  uint32_t combineSendDone;///< blocks of combine send that finished their rows
-  uint32_t combineRecvDone;///< blocks of combine recv that finished
-  uint32_t pad;
+  uint32_t step;               ///< completed steps; epoch = step % 2047 + 1. Advanced by combine recv.
+  uint32_t done[DONE_COUNT];   ///< completion counters (DoneCounter)
+  uint32_t pad[3];
   SyErrorWord error;
 };
 
@@ -124,29 +146,55 @@ struct SyState {
 /// stamp with plain stores, each entry written once per step. All null when stats are off, and
 /// then no kernel touches them.
 struct SyStats {
-  uint32_t* dispatchSent;    ///< [R, L] rows this rank wrote to (destination, local expert), by dispatch send
-  uint32_t* combineSent;     ///< [R] expert-output rows written to each home rank, by combine send
-  uint32_t* combineReceived; ///< [R] rows each expert rank announced, by combine recv
-  uint64_t* dispatchWaitNs;  ///< [L, R] ns from dispatch recv's start to the arrival of signal (e, s)
+  uint32_t* dispatchSent;    ///< [R] route records this rank sent to each destination, by dispatch send
+  uint32_t* dispatchRecords; ///< [R] route records each source sent this rank, by dispatch recv
+  uint32_t* combineSent;     ///< [R] partials written to each home rank, by combine send
+  uint32_t* combineReceived; ///< [R] partials each expert rank announced, by combine recv
+  uint64_t* dispatchWaitNs;  ///< [R] ns from dispatch recv's start to the arrival of each source's signal
   uint64_t* combineWaitNs;   ///< [R] ns from combine recv's start to the arrival of each expert rank's signal
+};
+
+/// The receive side's tables of a step, written by dispatch recv (block 0) from the signals and
+/// read by combine send (and the host: counts, offsets). Device arrays of the endpoint.
+struct SyTables {
+  int32_t* counts;       ///< [L, R] rows each source announced for each local expert (core's sourceCounts)
+  int32_t* pairStart;    ///< [L, R] first output row of (local expert e, source s)
+  int32_t* offsets;      ///< [L + 1] first row of each expert block; [L] = rows in use (contiguous, padded)
+  int32_t* expertCount;  ///< [L] rows of each local expert
+  int32_t* records;      ///< [R] route records from each source this step
+};
+
+/// The send side's scratch of a step (dispatch send's plan, kernels/plan.cuh).
+struct SyPlan {
+  int32_t* entryIndex;   ///< [M, K] index of (t, k) among the source's rows for topkIdx[t][k]
+  int32_t* recordIndex;  ///< [M, K] record j of t on the rank of slot k (valid at each rank's first slot)
+  int32_t* totals;       ///< [E + R] rows per expert, then records per destination (the last chunk's block)
 };
 
 /// Everything a kernel needs, passed by value.
 struct SyCtx {
   SyParams p;
-  uint8_t* heap;              ///< this rank's symmetric heap (layout offsets apply)
-  uint8_t* const* peers;      ///< device array [ranks]: peer heap bases from nvshmem_ptr, null = use puts
-  uint8_t* staging;           ///< symmetric staging for the put path (null when every peer is direct)
+  uint8_t* heap;              ///< this rank's symmetric heap (layout offsets of symmetric regions apply)
+  uint8_t* local;             ///< this rank's local allocation (offsets of local regions apply)
+  uint8_t* const* peers;      ///< device array [ranks]: peer heap bases from nvshmem_ptr
   SyState* state;             ///< device state
-  uint32_t* regionDone;       ///< [ranks * localExperts] split counters of dispatch send
-  int32_t* counts;            ///< [localExperts * ranks] rows received per (expert, source), by dispatch recv
-  uint8_t* quantX;            ///< [M, hidden] fp8: this step's tokens quantised once (bf16 -> fp8 dispatch only)
-  float* quantScales;         ///< [M, hidden / 128] their block scales
+  SyTables t;                 ///< receive tables
+  SyPlan plan;                ///< send scratch
   int rank;
-  int splits;                 ///< blocks per (dest, expert) region in dispatch send
+  int maxBlocks;              ///< grid limit of the masked kernels (SMs / PEs sharing this GPU)
+  /// Timing experiments only (SWITCHYARD_CUDA_DEBUG_FLAGS; results are wrong with any bit set):
+  /// 1 = the contiguous send skips its payload stores, 2 = it skips the fp8 arithmetic.
+  int debugFlags;
   uint64_t timeoutNs;
-  SyContig contig;            ///< contiguous layout only (zero for masked): route and receive tables
+  SyContig contig;            ///< the NCCL baseline's route scratch and tables (zero for endpoints)
+  uint8_t* quantX;            ///< the NCCL baseline's quantised tokens [M, hidden] (null for endpoints)
+  float* quantScales;         ///< their scales [M, hidden / 128]
   SyStats stats;              ///< per-peer counters, null pointers when off
 };
+
+/// Address of region `r` in this rank's memory (symmetric heap or local allocation).
+__host__ __device__ inline uint8_t* regionPtr(const SyCtx& c, int r) {
+  return (c.p.isLocalRegion(r) ? c.local : c.heap) + c.p.offset(r);
+}
 
 }  // namespace sy

@@ -1,5 +1,6 @@
-// Quantise (bf16 input, fp8 dispatch; both layouts and the NCCL baseline): each token once, however
-// many experts it goes to, bit-exact with core's codec (codec/blockScale.ts, codec.cuh).
+// Quantise for the NCCL baseline (bf16 input, fp8 dispatch): each token once, however many experts
+// it goes to, bit-exact with core's codec (codec/blockScale.ts, codec.cuh). The endpoint's dispatch
+// send quantises in registers instead (payload.cuh).
 //
 ///  x            Shape: [T, hidden]        bf16
 ///  quantX       Shape: [M, hidden]        fp8 out (local scratch), rows 0..T-1
@@ -10,7 +11,6 @@
 // budget (contiguous layout).
 #include "codec.cuh"
 #include "launch.h"
-#include "launch_contiguous.h"
 
 namespace sy {
 namespace {
@@ -70,7 +70,5 @@ cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, int m
   }
   return cudaGetLastError();
 }
-
-cudaError_t loadQuantizeKernels() { return loadKernels(quantizeKernel); }
 
 }  // namespace sy

@@ -32,6 +32,21 @@ __device__ inline void stReleaseSys(uint32_t* p, uint32_t v) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+/// A signal word that orders nothing before it (the count words: their own value is the data),
+/// or one published by a later fence + release: no fence of its own.
+__device__ inline void stRelaxedSys(uint32_t* p, uint32_t v) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ inline uint32_t ldRelaxedSys(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/// Acquire side of a release store seen by an earlier relaxed load.
+__device__ inline void fenceAcquireSys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+
 __device__ inline uint32_t ldVolatile(const uint32_t* p) {
   return *reinterpret_cast<const volatile uint32_t*>(p);
 }
@@ -60,22 +75,30 @@ __device__ inline bool hasError(const SyState* state) { return ldVolatile(&state
 /// Spins until `*word` carries `epoch` and a count >= `need`, and returns it (never 0). Returns 0
 /// after recording an error (timeout, an epoch that is neither this step's nor the previous one) or
 /// seeing another thread's. While waiting only this step's epoch (with a smaller count), the
-/// previous step's, or 0 (never written) is legal.
+/// previous step's, or 0 (never written) is legal. Polls with relaxed loads (backing off with
+/// __nanosleep after the first 32 tries, so thousands of waiting threads do not crowd the memory
+/// system); with `acquire`, one acquire fence once the word is there orders the data it announces.
 __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32_t need, SyState* state,
-                                    uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
-  const uint64_t start = globalTimerNs();
+                                    uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region,
+                                    bool acquire = true) {
   const uint32_t prev = previousEpoch(epoch);
+  uint64_t start = 0;
   uint32_t spins = 0;
   while (true) {
-    const uint32_t w = ldAcquireSys(word);
+    const uint32_t w = ldRelaxedSys(word);
     const uint32_t e = signalEpoch(w);
     if (w != 0 && e == epoch) {
-      if (signalCount(w) >= need) return w;
+      if (signalCount(w) >= need) {
+        if (acquire) fenceAcquireSys();
+        return w;
+      }
     } else if (w != 0 && e != prev) {
       recordError(state, E_BAD_EPOCH, stage, peer, region, e, epoch);
       return 0;
     }
-    if ((++spins & 63u) == 0) {
+    if (spins == 0) start = globalTimerNs();
+    if (++spins > 32) __nanosleep(spins > 256 ? 256 : 64);
+    if ((spins & 15u) == 0) {
       if (hasError(state)) return 0;
       if (globalTimerNs() - start > timeoutNs) {
         recordError(state, E_TIMEOUT, stage, peer, region, w, epoch);
@@ -88,8 +111,9 @@ __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32
 /// Waits until `*word` carries `epoch`, then checks its count against `maxCount`. Returns the count,
 /// or -1 after recording an error (timeout, stale epoch, count too large) or seeing another thread's.
 __device__ inline int waitSignal(const uint32_t* word, uint32_t epoch, uint32_t maxCount, SyState* state,
-                                 uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
-  const uint32_t w = waitWord(word, epoch, 0, state, timeoutNs, stage, peer, region);
+                                 uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region,
+                                 bool acquire = true) {
+  const uint32_t w = waitWord(word, epoch, 0, state, timeoutNs, stage, peer, region, acquire);
   if (w == 0) return -1;
   const uint32_t c = signalCount(w);
   if (c > maxCount) {
@@ -97,13 +121,6 @@ __device__ inline int waitSignal(const uint32_t* word, uint32_t epoch, uint32_t 
     return -1;
   }
   return static_cast<int>(c);
-}
-
-/// Waits until `*word` carries `epoch` and a count >= `need` (a counter that only grows within a
-/// step, such as bounded staging's rounds consumed). False after an error, as waitWord.
-__device__ inline bool waitAtLeast(const uint32_t* word, uint32_t epoch, uint32_t need, SyState* state,
-                                   uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region) {
-  return waitWord(word, epoch, need, state, timeoutNs, stage, peer, region) != 0;
 }
 
 }  // namespace sy

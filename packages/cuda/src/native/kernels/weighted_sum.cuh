@@ -1,9 +1,6 @@
-// The combine's weighted sum for one token, by one warp:
-//   out[h] = bf16_rne( sum_{k = 0..K-1, idx[k] >= 0} fp32(w[k] * x_k[h]) )
-// fp32 products and adds in slot order (__fmul_rn / __fadd_rn, never contracted to an FMA), rounded
-// once: bit-exact with core's combineToken, like the masked combine_recv.cu. `row(k)` gives slot
-// k's bf16 row [hidden]. With `vec` (hidden % 8 == 0, rows and out 16-byte aligned) each lane
-// handles 8 outputs at a time and keeps up to 8 slots' 16-byte loads in flight.
+// The combine's sums (combine_send.cu: an expert rank's partial, combine_recv.cu: the home's sum of
+// partials), 8 bf16 values a lane: fp32 products and adds in order (__fmul_rn / __fadd_rn, never
+// contracted to an FMA), rounded once to bf16: bit-exact with core's partialOf / sumPartials.
 #pragma once
 #include <cstdint>
 
@@ -15,8 +12,19 @@ __device__ inline void accumulateBf16x8(float* acc, float w, uint4 v) {
   const uint32_t u[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    acc[2 * j] = __fadd_rn(acc[2 * j], __fmul_rn(w, bf16ToFloat(static_cast<uint16_t>(u[j] & 0xffffu))));
-    acc[2 * j + 1] = __fadd_rn(acc[2 * j + 1], __fmul_rn(w, bf16ToFloat(static_cast<uint16_t>(u[j] >> 16))));
+    // bf16 -> fp32 is the bits shifted up: one integer op per value.
+    acc[2 * j] = __fadd_rn(acc[2 * j], __fmul_rn(w, __uint_as_float(u[j] << 16)));
+    acc[2 * j + 1] = __fadd_rn(acc[2 * j + 1], __fmul_rn(w, __uint_as_float(u[j] & 0xffff0000u)));
+  }
+}
+
+/// acc[j] = fp32(acc[j] + x[j]) for eight bf16 values (the home's sum of partials).
+__device__ inline void accumulateBf16x8Sum(float* acc, uint4 v) {
+  const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    acc[2 * j] = __fadd_rn(acc[2 * j], __uint_as_float(u[j] << 16));
+    acc[2 * j + 1] = __fadd_rn(acc[2 * j + 1], __uint_as_float(u[j] & 0xffff0000u));
   }
 }
 
@@ -28,39 +36,63 @@ __device__ inline uint4 packBf16x8(const float* acc) {
   return make_uint4(u[0], u[1], u[2], u[3]);
 }
 
-template <typename RowFn>
-__device__ inline void warpWeightedSum(const int32_t* idx, const float* w, int K, int H, RowFn row, uint16_t* out,
-                                       bool vec, int lane) {
-  constexpr int kVec = 8;
-  if (vec) {
-    for (int h0 = lane * kVec; h0 < H; h0 += 32 * kVec) {
-      float acc[kVec];
+/// Up to kN bf16 sources summed in order, 8 outputs a lane, over the warp's stages [s0, s1) of 256
+/// outputs each (stage s: outputs s * 256 + lane * 8 .. + 8 < H), kG stages a batch (kN x kG = 8
+/// vectors): while a lane adds one batch it has the next batch's loads in flight (two register
+/// buffers), so memory latency overlaps the arithmetic, and few sources still keep 8 loads in flight.
+/// kWeighted: acc = fp32(acc + fp32(w[u] * x)), else acc = fp32(acc + x); sources u < n, in order,
+/// src(u) their row starts (bf16); store(h0, packed) writes each stage's 8 results (rounded once).
+template <bool kWeighted, int kN, int kG, typename Src, typename Store>
+__device__ inline void pipelinedSumsOf(int n, int s0, int s1, int H, int lane, const float (&w)[8], Src src,
+                                       Store store) {
+  uint4 a[kG][kN], b[kG][kN];
+  auto load = [&](uint4(&v)[kG][kN], int sb) {
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) acc[j] = 0.0f;
-      for (int k0 = 0; k0 < K; k0 += kVec) {
-        uint4 v[kVec];
+    for (int g = 0; g < kG; ++g) {
+      const int s = sb + g;
+      const int h0 = s * 256 + lane * 8;
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-          const int k = k0 + j;
-          v[j] = (k < K && idx[k] >= 0) ? *reinterpret_cast<const uint4*>(row(k) + h0) : make_uint4(0, 0, 0, 0);
-        }
+      for (int u = 0; u < kN; ++u) {
+        v[g][u] = (u < n && s < s1 && h0 < H) ? *reinterpret_cast<const uint4*>(src(u) + h0) : make_uint4(0, 0, 0, 0);
+      }
+    }
+  };
+  auto sum = [&](const uint4(&v)[kG][kN], int sb) {
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-          const int k = k0 + j;
-          if (k < K && idx[k] >= 0) accumulateBf16x8(acc, w[k], v[j]);
+    for (int g = 0; g < kG; ++g) {
+      const int s = sb + g;
+      const int h0 = s * 256 + lane * 8;
+      float acc[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) acc[k] = 0.0f;
+#pragma unroll
+      for (int u = 0; u < kN; ++u) {
+        if (u < n) {
+          if constexpr (kWeighted) accumulateBf16x8(acc, w[u], v[g][u]);
+          else accumulateBf16x8Sum(acc, v[g][u]);
         }
       }
-      *reinterpret_cast<uint4*>(out + h0) = packBf16x8(acc);
+      if (s < s1 && h0 < H) store(h0, packBf16x8(acc));
     }
-  } else {
-    for (int h = lane; h < H; h += 32) {
-      float acc = 0.0f;
-      for (int k = 0; k < K; ++k) {
-        if (idx[k] >= 0) acc = __fadd_rn(acc, __fmul_rn(w[k], bf16ToFloat(row(k)[h])));
-      }
-      out[h] = floatToBf16(acc);
-    }
+  };
+  load(a, s0);
+  for (int sb = s0; sb < s1; sb += 2 * kG) {
+    load(b, sb + kG);
+    sum(a, sb);
+    if (sb + kG >= s1) break;
+    load(a, sb + 2 * kG);
+    sum(b, sb + kG);
   }
+}
+
+/// pipelinedSumsOf with the batch shape for n (<= 8) sources.
+template <bool kWeighted, typename Src, typename Store>
+__device__ inline void pipelinedSums(int n, int s0, int s1, int H, int lane, const float (&w)[8], Src src,
+                                     Store store) {
+  if (n <= 1) pipelinedSumsOf<kWeighted, 1, 8>(n, s0, s1, H, lane, w, src, store);
+  else if (n <= 2) pipelinedSumsOf<kWeighted, 2, 4>(n, s0, s1, H, lane, w, src, store);
+  else if (n <= 4) pipelinedSumsOf<kWeighted, 4, 2>(n, s0, s1, H, lane, w, src, store);
+  else pipelinedSumsOf<kWeighted, 8, 1>(n, s0, s1, H, lane, w, src, store);
 }
 
 }  // namespace sy

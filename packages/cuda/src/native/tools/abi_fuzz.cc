@@ -163,7 +163,7 @@ void libraryCases(Fuzz& f, bool gpu) {
   f.expect("sy_endpoint_destroy", "ep NULL (no-op)", SY_OK, sy_endpoint_destroy(nullptr));
   f.expect("sy_endpoint_region", "ep NULL", INV, sy_endpoint_region(nullptr, 0, &p, &n));
   f.expect("sy_endpoint_counts", "ep NULL", INV, sy_endpoint_counts(nullptr, &counts));
-  f.expect("sy_dispatch_send", "ep NULL", INV, sy_dispatch_send(nullptr, nullptr, nullptr, nullptr, 0, nullptr));
+  f.expect("sy_dispatch_send", "ep NULL", INV, sy_dispatch_send(nullptr, nullptr, nullptr, nullptr, nullptr, 0, nullptr));
   f.expect("sy_dispatch_recv", "ep NULL", INV, sy_dispatch_recv(nullptr, nullptr));
   f.expect("sy_combine_send", "ep NULL", INV, sy_combine_send(nullptr, nullptr, nullptr));
   f.expect("sy_combine_recv", "ep NULL", INV, sy_combine_recv(nullptr, nullptr, nullptr, 0, nullptr, nullptr));
@@ -205,7 +205,7 @@ void libraryCases(Fuzz& f, bool gpu) {
   f.expect("sy_endpoint_region", "an endpoint never created", STATE, sy_endpoint_region(fep, 0, &p, &n), fep);
   f.expect("sy_endpoint_counts", "an endpoint never created", STATE, sy_endpoint_counts(fep, &counts), fep);
   f.expect("sy_dispatch_send", "an endpoint never created", STATE,
-           sy_dispatch_send(fep, nullptr, nullptr, nullptr, 0, nullptr), fep);
+           sy_dispatch_send(fep, nullptr, nullptr, nullptr, nullptr, 0, nullptr), fep);
   f.expect("sy_dispatch_recv", "an endpoint never created", STATE, sy_dispatch_recv(fep, nullptr), fep);
   f.expect("sy_combine_send", "an endpoint never created", STATE, sy_combine_send(fep, fakeBl, nullptr), fep);
   f.expect("sy_combine_recv", "an endpoint never created", STATE,

@@ -39,7 +39,7 @@ void advance(Fuzz& f, World& w) {
     case 0:
       f.expect("sy_dispatch_send", "valid", SY_OK,
                sy_dispatch_send(w.ep, w.x.p, c.inScalesPerRow ? static_cast<float*>(w.scales.p) : nullptr,
-                                static_cast<int32_t*>(w.idx.p), w.T(), w.stream),
+                                static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), w.T(), w.stream),
                w.ep);
       break;
     case 1: {
@@ -144,7 +144,7 @@ bool badCall(Fuzz& f, World& w, int call, int kind) {
         else if (c.inScalesPerRow == 0) s = static_cast<const float*>(w.w.p), what = "scales for bf16 input";
         else s = nullptr, what = "scales NULL for fp8 input";
     }
-    got = sy_dispatch_send(w.ep, x, s, ix, T, w.stream);
+    got = sy_dispatch_send(w.ep, x, s, ix, static_cast<const float*>(w.w.p), T, w.stream);
   } else if (call == 1) {
     what = "valid arguments";
     got = sy_dispatch_recv(w.ep, w.stream);

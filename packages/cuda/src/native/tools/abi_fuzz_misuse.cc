@@ -96,7 +96,7 @@ void destroyedEndpoint(Fuzz& f, World& w) {
   f.expect("sy_endpoint_region", "destroyed", STATE, sy_endpoint_region(ep, 1, &p, &n), ep);
   f.expect("sy_endpoint_counts", "destroyed", STATE, sy_endpoint_counts(ep, &counts), ep);
   f.expect("sy_dispatch_send", "destroyed", STATE,
-           sy_dispatch_send(ep, w.x.p, nullptr, static_cast<int32_t*>(w.idx.p), w.T(), w.stream), ep);
+           sy_dispatch_send(ep, w.x.p, nullptr, static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), w.T(), w.stream), ep);
   f.expect("sy_dispatch_recv", "destroyed", STATE, sy_dispatch_recv(ep, w.stream), ep);
   f.expect("sy_combine_send", "destroyed", STATE, sy_combine_send(ep, w.out.p, w.stream), ep);
   f.expect("sy_combine_recv", "destroyed", STATE,
@@ -119,7 +119,7 @@ void protocolFault(Fuzz& f, World& w) {
   f.expect("sy_endpoint_enable_stats", "before the faulty step", SY_OK, sy_endpoint_enable_stats(ep), ep);
   const float* sc = c.inScalesPerRow ? static_cast<float*>(w.scales.p) : nullptr;
   sy_error_info info{};
-  f.expect("sy_dispatch_send", "valid", SY_OK, sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), w.T(), w.stream), ep);
+  f.expect("sy_dispatch_send", "valid", SY_OK, sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), w.T(), w.stream), ep);
   f.expect("sy_dispatch_recv", "valid", SY_OK, sy_dispatch_recv(ep, w.stream), ep);
   f.expect("sy_combine_send", "valid", SY_OK, sy_combine_send(ep, w.out.p, w.stream), ep);
   f.expect("sy_combine_recv", "0 tokens where dispatch sent T (enqueued: the kernel finds it)", SY_OK,
@@ -132,7 +132,7 @@ void protocolFault(Fuzz& f, World& w) {
   f.check("sy_endpoint_check", "message as core's reference words it",
           m.find("expert rank 0 announced") != std::string::npos && m.find("slots to it") != std::string::npos, m);
   f.expect("sy_dispatch_send", "after a failed step", STATE,
-           sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), w.T(), w.stream), ep);
+           sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), w.T(), w.stream), ep);
   uint32_t u[4] = {};
   uint64_t ns[2] = {};
   f.expect("sy_endpoint_stats", "after the failed step", SY_OK,

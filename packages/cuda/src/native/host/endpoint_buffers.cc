@@ -1,0 +1,123 @@
+// An endpoint's buffers besides the symmetric heap: the local allocation (core's local regions:
+// masked recvX, recvScales, recvMeta; contiguous recvMeta), the receive tables and the send plan
+// (kernels/params.cuh SyTables, SyPlan) in one device allocation, the contiguous SM budget, and
+// exact-size output. Allocated after the symmetric heap, freed with the endpoint.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "../kernels/params.cuh"
+#include "endpoint.h"
+#include "error.h"
+
+namespace sy {
+
+namespace {
+
+/// Largest world the kernels take: combine send keeps a prefix over sources in shared memory.
+constexpr int kMaxRanks = 1024;
+/// Largest expert count: the send plan's and the receive tables' shared memory.
+constexpr int kMaxExperts = 16384;
+
+}  // namespace
+
+uint64_t localBytesOf(const SyParams& p) {
+  uint64_t end = 0;
+  for (int r = 0; r < R_REGION_COUNT; ++r) {
+    if (p.isLocalRegion(r) && p.bytes(r) > 0 && p.offset(r) + p.bytes(r) > end) end = p.offset(r) + p.bytes(r);
+  }
+  return end;
+}
+
+int defaultContiguousBlocks(int smCount, int configured) {
+  const int blocks = configured >= 1 ? configured : 24;
+  return blocks < smCount ? blocks : smCount;
+}
+
+void checkSupported(const SyParams& p) {
+  if (p.topK() > kMaxTopK) {
+    SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: topK " << p.topK() << " is more than the kernels' " << kMaxTopK
+                                                             << " (a token's slots are one warp's lanes)");
+  }
+  if (p.ranks() > kMaxRanks) {
+    SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: " << p.ranks() << " ranks, the kernels take at most " << kMaxRanks);
+  }
+  if (p.experts() > kMaxExperts) {
+    SY_THROW(SY_ERR_UNSUPPORTED,
+             "sy_endpoint_create: " << p.experts() << " experts, the kernels take at most " << kMaxExperts);
+  }
+}
+
+void allocBuffers(sy_endpoint* ep) {
+  const SyParams& p = ep->ctx.p;
+  const uint64_t R = p.ranks(), L = p.localExperts(), E = p.experts(), M = p.maxTokens(), K = p.topK();
+  checkSupported(p);
+  ep->localBytes = localBytesOf(p);
+  if (ep->localBytes > 0) {
+    SY_CHECK_CUDA(cudaMalloc(&ep->ctx.local, ep->localBytes));
+    SY_CHECK_CUDA(cudaMemset(ep->ctx.local, 0, ep->localBytes));
+    ep->deviceBytes += ep->localBytes;
+  }
+  // Tables [L*R] counts, [L*R] pairStart, [L+1] offsets, [L] expertCount, [R] records; plan
+  // [M*K] entryIndex, [M*K] recordIndex, [E+R] totals.
+  const uint64_t ints = 2 * L * R + (L + 1) + L + R + 2 * M * K + E + R;
+  SY_CHECK_CUDA(cudaMalloc(&ep->scratch, ints * 4));
+  SY_CHECK_CUDA(cudaMemset(ep->scratch, 0, ints * 4));
+  ep->deviceBytes += ints * 4;
+  int32_t* q = static_cast<int32_t*>(ep->scratch);
+  SyTables& t = ep->ctx.t;
+  t.counts = q;
+  t.pairStart = t.counts + L * R;
+  t.offsets = t.pairStart + L * R;
+  t.expertCount = t.offsets + L + 1;
+  t.records = t.expertCount + L;
+  SyPlan& pl = ep->ctx.plan;
+  pl.entryIndex = t.records + R;
+  pl.recordIndex = pl.entryIndex + M * K;
+  pl.totals = pl.recordIndex + M * K;
+}
+
+void freeBuffers(sy_endpoint* ep) {
+  ignoreCuda(cudaFree(ep->ctx.local));  // teardown: nothing to report, nothing left behind
+  ignoreCuda(cudaFree(ep->scratch));
+  ep->ctx.local = nullptr;
+  ep->scratch = nullptr;
+  ep->ctx.t = SyTables{};
+  ep->ctx.plan = SyPlan{};
+}
+
+void setOutput(sy_endpoint* ep, bool exact) {
+  const char* call = "sy_endpoint_set_output";
+  SY_REQUIRE(ep->alive, call << ": the endpoint was destroyed");
+  if (!ep->ctx.p.contiguous()) {
+    SY_THROW(SY_ERR_UNSUPPORTED, call << ": exact-size output is a mode of the contiguous layout; the masked "
+                                         "layout's output is its fixed recvX blocks");
+  }
+  if (ep->bystander || exact == ep->exactOutput) return;
+  if (ep->phase != kDispatchSend) {
+    SY_THROW(SY_ERR_PHASE, call << ": between steps only (the endpoint is within a step; finish it with "
+                                   "sy_combine_recv)");
+  }
+  if (!ep->phaseChecks) {
+    SY_THROW(SY_ERR_STATE, call << ": a step of this endpoint was captured into a graph; create another endpoint "
+                                   "for exact-size output");
+  }
+  ep->exactOutput = exact;
+  ep->exactRows = 0;
+}
+
+uint8_t* regionAddress(const sy_endpoint* ep, int region) {
+  const SyParams& p = ep->ctx.p;
+  if (p.bytes(region) == 0) return nullptr;
+  return (p.isLocalRegion(region) ? ep->ctx.local : ep->ctx.heap) + p.offset(region);
+}
+
+void setContiguousBlocks(sy_endpoint* ep, int blocks) {
+  SY_REQUIRE(ep->alive, "sy_endpoint_set_blocks: the endpoint was destroyed");
+  SY_REQUIRE(blocks >= 1 && blocks <= 65535, "sy_endpoint_set_blocks: blocks " << blocks << " is outside [1, 65535]");
+  ep->budget = blocks;
+}
+
+}  // namespace sy

@@ -1,0 +1,196 @@
+// Dispatch send's payload (both layouts): one warp writes one piece (kPieceBytes of the dispatch
+// row) of one token to every destination row the caller names, reading the input once. bf16
+// input with fp8 dispatch is quantised here, in registers (the fp8 cast fused into the send):
+// each lane holds 16 elements, 8 lanes one 128-element block, amax by shuffles, then the
+// block's power-of-two scale and the e4m3 bytes, bit-exact with core's codec (quantize16).
+//
+///  x        Shape: [T, hidden]          input dtype (bf16 bits, or fp8 / bf16 passthrough)
+///  xScales  Shape: [T, hidden / 128]    fp32, fp8 input only
+///  each(fn) calls fn(uint8_t* rowX, float* rowScales) for every destination row of the token
+#pragma once
+#include <cuda_fp8.h>
+
+#include <cstdint>
+
+#include "codec.cuh"
+#include "copy.cuh"
+#include "params.cuh"
+
+namespace sy {
+
+/// Bytes of the dispatch row one warp writes per piece (4 x 512: four 16-byte vectors a lane).
+constexpr int kPieceBytes = 2048;
+constexpr int kPieceVecs = kPieceBytes / 512;
+
+__host__ __device__ inline int piecesPerRow(uint64_t rowBytes) {
+  return rowBytes == 0 ? 1 : static_cast<int>((rowBytes + kPieceBytes - 1) / kPieceBytes);
+}
+
+/// Core's block scale exponent for a block whose largest finite |x| has bf16 magnitude bits `amax`:
+/// the smallest s >= -126 with amax <= 448 * 2^s (codec.cuh's scaleExponent, without its loop).
+/// amax = mant * 2^exp (bf16Split); with h = floor(log2(mant)), amax = (mant / 2^h) * 2^(h + exp),
+/// and 448 = 1.75 * 2^8, so s = h + exp - 8, plus 1 when mant / 2^h > 1.75.
+__device__ inline int blockScaleExponent(uint32_t amax) {
+  uint32_t mant;
+  int exp;
+  if (amax == 0 || !bf16Split(static_cast<uint16_t>(amax), mant, exp)) return kMinScaleExp;
+  const int h = floorLog2(mant);
+  const int s = h + exp - 8 + (4 * mant > (7u << h) ? 1 : 0);
+  return s < kMinScaleExp ? kMinScaleExp : s;
+}
+
+/// One lane's 16 bf16 values (a, b) -> 16 e4m3 bytes and the block scale (the 8 lanes of a
+/// 128-element block share it: amax by shuffles within each group of 8 lanes; every lane calls
+/// this). x / 2^s is exact in fp32 (a power-of-two scale; what fp32 would round lies far below
+/// e4m3's smallest subnormal), then the hardware's round-to-nearest-even with saturation to +-448
+/// (infinities too), as core's codec. Non-finite values are skipped by amax; a NaN keeps its sign
+/// (0x7f | sign), as core's quantizeRows. Packed 16-bit max / compare do two values an instruction.
+__device__ inline uint4 quantize16(uint4 a, uint4 b, float& scale) {
+  const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  uint32_t m = 0, special = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const uint32_t u = w[j] & 0x7fff7fffu;
+    special |= __vcmpgeu2(u, 0x7f807f80u);
+    m = __vmaxu2(m, u);
+  }
+  uint32_t amax = max(m & 0xffffu, m >> 16);
+  if (special != 0) {  // an Inf or NaN among this lane's values: the exact (slow) amax
+    amax = 0;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      amax = max(amax, static_cast<uint32_t>(finiteAbsBits(static_cast<uint16_t>(w[j] & 0xffffu))));
+      amax = max(amax, static_cast<uint32_t>(finiteAbsBits(static_cast<uint16_t>(w[j] >> 16))));
+    }
+  }
+  amax = max(amax, __shfl_xor_sync(kFullMask, amax, 1));
+  amax = max(amax, __shfl_xor_sync(kFullMask, amax, 2));
+  amax = max(amax, __shfl_xor_sync(kFullMask, amax, 4));
+  const int s = blockScaleExponent(amax);
+  scale = pow2f(s);
+  const float inv = pow2f(-s);
+  uint32_t out[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t u0 = w[2 * i], u1 = w[2 * i + 1];
+    const __nv_fp8x2_storage_t q0 = __nv_cvt_float2_to_fp8x2(
+        make_float2(__uint_as_float(u0 << 16) * inv, __uint_as_float(u0 & 0xffff0000u) * inv), __NV_SATFINITE,
+        __NV_E4M3);
+    const __nv_fp8x2_storage_t q1 = __nv_cvt_float2_to_fp8x2(
+        make_float2(__uint_as_float(u1 << 16) * inv, __uint_as_float(u1 & 0xffff0000u) * inv), __NV_SATFINITE,
+        __NV_E4M3);
+    out[i] = static_cast<uint32_t>(q0) | static_cast<uint32_t>(q1) << 16;
+  }
+  if (special != 0) {  // NaNs keep their sign
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+      const uint32_t x = (w[k >> 1] >> (16 * (k & 1))) & 0xffffu;
+      if ((x & 0x7fffu) > 0x7f80u) {
+        const uint32_t byte = ((x & 0x8000u) ? 0x80u : 0u) | 0x7fu;
+        const int shift = 8 * (k & 3);
+        out[k >> 2] = (out[k >> 2] & ~(0xffu << shift)) | byte << shift;
+      }
+    }
+  }
+  return make_uint4(out[0], out[1], out[2], out[3]);
+}
+
+/// Whether the fast paths apply: 16-byte aligned rows in and out.
+__device__ inline bool payloadVectorised(const SyParams& p, const void* x) {
+  return (p.rowBytes() & 15) == 0 && (reinterpret_cast<uint64_t>(x) & 15) == 0;
+}
+
+/// One piece of a token's input in registers: bf16 (quantised on the way) as a[i], b[i] (16
+/// values a lane per 512 outputs), or a passthrough row's 16-byte vectors as a[i].
+struct PieceRegs {
+  uint4 a[kPieceVecs];
+  uint4 b[kPieceVecs];
+};
+
+/// Loads piece `piece` of token t (the fast paths; the unaligned passthrough loads in storePiece).
+__device__ inline void loadPiece(const SyParams& p, const uint8_t* x, int t, int piece, int lane, PieceRegs& r) {
+  const uint64_t rowBytes = p.rowBytes();
+  const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
+  const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
+  if (p.quantize()) {
+    // fp8 out: byte b of the row is element b; bf16 in at 2 bytes per element.
+    const uint16_t* src = reinterpret_cast<const uint16_t*>(x) + static_cast<uint64_t>(t) * p.hidden();
+#pragma unroll
+    for (int i = 0; i < kPieceVecs; ++i) {
+      const uint64_t e = b0 + i * 512 + lane * 16;
+      r.a[i] = r.b[i] = make_uint4(0, 0, 0, 0);
+      if (e < b1) {
+        r.a[i] = *reinterpret_cast<const uint4*>(src + e);
+        r.b[i] = *reinterpret_cast<const uint4*>(src + e + 8);
+      }
+    }
+  } else if (payloadVectorised(p, x)) {
+    const uint8_t* src = x + static_cast<uint64_t>(t) * rowBytes;
+#pragma unroll
+    for (int i = 0; i < kPieceVecs; ++i) {
+      const uint64_t o = b0 + i * 512 + lane * 16;
+      r.a[i] = o < b1 ? *reinterpret_cast<const uint4*>(src + o) : make_uint4(0, 0, 0, 0);
+    }
+  }
+}
+
+/// The warp writes piece `piece` of token t's dispatch row (and its scales) to every row `each`
+/// names, from `r` (loadPiece). Every lane calls it with the same arguments. H % 128 == 0 for fp8,
+/// so the 8 lanes of a 128-element block are all in range or all out.
+template <typename Each>
+__device__ inline void storePiece(const SyParams& p, const uint8_t* x, const float* xScales, int t, int piece,
+                                  int lane, const PieceRegs& r, Each each) {
+  const uint64_t rowBytes = p.rowBytes();
+  const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
+  const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
+  const int S = p.scalesPerRow();
+  if (p.quantize()) {
+    uint4 q[kPieceVecs];
+    float scale[kPieceVecs];
+#pragma unroll
+    for (int i = 0; i < kPieceVecs; ++i) q[i] = quantize16(r.a[i], r.b[i], scale[i]);
+    each([&](uint8_t* rowX, float* rowS) {
+#pragma unroll
+      for (int i = 0; i < kPieceVecs; ++i) {
+        const uint64_t e = b0 + i * 512 + lane * 16;
+        if (e < b1) {
+          *reinterpret_cast<uint4*>(rowX + e) = q[i];
+          if ((lane & 7) == 0) rowS[e / 128] = scale[i];
+        }
+      }
+    });
+    return;
+  }
+  const uint8_t* src = x + static_cast<uint64_t>(t) * rowBytes;
+  if (payloadVectorised(p, x)) {
+    each([&](uint8_t* rowX, float*) {
+#pragma unroll
+      for (int i = 0; i < kPieceVecs; ++i) {
+        const uint64_t o = b0 + i * 512 + lane * 16;
+        if (o < b1) *reinterpret_cast<uint4*>(rowX + o) = r.a[i];
+      }
+    });
+  } else {
+    each([&](uint8_t* rowX, float*) { warpCopy(rowX + b0, src + b0, b1 - b0, lane); });
+  }
+  if (piece == 0 && S > 0 && xScales != nullptr) {  // fp8 passthrough: the caller's scales
+    const float* sRow = xScales + static_cast<uint64_t>(t) * S;
+    each([&](uint8_t*, float* rowS) {
+      for (int i = lane; i < S; i += 32) rowS[i] = sRow[i];
+    });
+  }
+}
+
+/// Pieces [p0, p1) of token t, one after the other (loads of a piece, then its stores: a second
+/// register buffer to overlap them spilled and measured slower, NOTES.md).
+template <typename Each>
+__device__ inline void sendPieces(const SyParams& p, const uint8_t* x, const float* xScales, int t, int p0, int p1,
+                                  int lane, Each each) {
+  for (int k = p0; k < p1; ++k) {
+    PieceRegs r;
+    loadPiece(p, x, t, k, lane, r);
+    storePiece(p, x, xScales, t, k, lane, r, each);
+  }
+}
+
+}  // namespace sy

@@ -1,0 +1,141 @@
+// Dispatch send's plan (both layouts): for this block's chunk of tokens, every (token, slot)'s
+// index among the source's rows for its expert, and every (token, destination rank)'s record
+// number j, exactly as core's planRoutes (backend/reference/routes.ts) numbers them: in
+// ascending token order over the tokens this rank owns (t % dpSize == rank % dpSize).
+//
+///  topkIdx            Shape: [T, K]   int32 global expert ids, -1 = unused slot (K <= 32)
+///  plan.entryIndex    Shape: [M, K]   int32 out: index of (t, k) among the source's rows of topkIdx[t][k]
+///  plan.recordIndex   Shape: [M, K]   int32 out: record j of t on the rank of slot k, at that rank's first slot
+///  plan.totals        Shape: [E + R]  int32 out (the block whose chunk ends at T): rows per expert, records per rank
+//
+// No grid-wide step: each block first counts the tokens before its chunk into shared counters
+// (one thread per token, order-free atomics), then warp 0 walks its own tokens in order, 32 at a
+// time (lane = token; a bit per (expert, lane) ranks the group's tokens naming an expert), ids
+// staged in shared memory kPlanStage tokens at a time. The counters then hold the counts up to the
+// chunk's end, which for the last chunk are the step's totals.
+#pragma once
+#include <cstdint>
+
+#include "copy.cuh"
+#include "params.cuh"
+
+namespace sy {
+
+/// Tokens whose ids the in-order walk stages in shared memory at a time.
+constexpr int kPlanStage = 128;
+
+/// Dynamic shared memory of planChunk: counters [E], [R], staged ids and their ranks
+/// [2, kPlanStage * K], bits [E], [R].
+__host__ __device__ inline int planSmemBytes(int experts, int ranks, int topK) {
+  return 4 * (2 * experts + 2 * ranks + 2 * kPlanStage * topK);
+}
+
+/// Block-collective. `last` = this block's chunk ends at T (it writes plan.totals).
+__device__ inline void planChunk(const SyCtx& c, const int32_t* topkIdx, int T, int t0, int t1, bool last, int* smem) {
+  const SyParams& p = c.p;
+  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), E = p.experts(), dp = p.dpSize();
+  const int mine = c.rank % dp;
+  int* cnt = smem;          // [E]
+  int* recs = cnt + E;      // [R]
+  int* ids = recs + R;      // [kPlanStage * K]
+  for (int i = threadIdx.x; i < E + R; i += blockDim.x) cnt[i] = 0;
+  __syncthreads();
+  // 1. Tokens before the chunk, in any order (up to 8 slots in registers, loaded together).
+  for (int t = threadIdx.x; t < t0; t += blockDim.x) {
+    if (t % dp != mine) continue;
+    const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
+    if (K <= 8) {
+      int rk[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const int ex = k < K ? row[k] : -1;
+        rk[k] = ex >= 0 ? ex / L : -1;
+        if (ex >= 0) atomicAdd(&cnt[ex], 1);
+      }
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        bool first = rk[k] >= 0;
+#pragma unroll
+        for (int q = 0; q < k; ++q) first = first && rk[q] != rk[k];
+        if (first) atomicAdd(&recs[rk[k]], 1);
+      }
+      continue;
+    }
+    for (int k = 0; k < K; ++k) {
+      const int ex = row[k];
+      if (ex < 0) continue;
+      atomicAdd(&cnt[ex], 1);
+      const int r = ex / L;
+      bool first = true;
+      for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == r);
+      if (first) atomicAdd(&recs[r], 1);
+    }
+  }
+  // 2. The chunk in token order, by warp 0, 32 tokens at a time (lane = token): one bit per (expert,
+  // lane) and per (rank, lane) gives each slot the number of earlier tokens of the group naming the
+  // same expert (rank); the counters hold the groups before. A token names an expert at most once.
+  int* rks = ids + kPlanStage * K;                                      // [kPlanStage * K] rank of each slot
+  uint32_t* bits = reinterpret_cast<uint32_t*>(rks + kPlanStage * K);  // [E]
+  uint32_t* dbits = bits + E;                                          // [R]
+  for (int i = threadIdx.x; i < E + R; i += blockDim.x) bits[i] = 0;
+  for (int s0 = t0; s0 < t1; s0 += kPlanStage) {
+    const int n = min(kPlanStage, t1 - s0);
+    __syncthreads();
+    for (int i = threadIdx.x; i < n * K; i += blockDim.x) {
+      const int ex = topkIdx[static_cast<uint64_t>(s0) * K + i];
+      ids[i] = ex;
+      rks[i] = ex >= 0 ? ex / L : -1;  // the divisions here, in parallel, not in the walk
+    }
+    __syncthreads();
+    if (threadIdx.x >= 32) continue;
+    const int lane = threadIdx.x;
+    const uint32_t below = (1u << lane) - 1u;
+    for (int g = 0; g < n; g += 32) {
+      const int i = g + lane;
+      const int t = s0 + i;
+      const bool active = i < n && t % dp == mine;
+      const int* row = ids + i * K;
+      const int* rrow = rks + i * K;
+      for (int k = 0; k < K; ++k) {
+        const int ex = active ? row[k] : -1;
+        if (ex >= 0) {
+          atomicOr(&bits[ex], 1u << lane);
+          atomicOr(&dbits[rrow[k]], 1u << lane);
+        }
+      }
+      __syncwarp();
+      for (int k = 0; k < K; ++k) {
+        const int ex = active ? row[k] : -1;
+        if (ex < 0) continue;
+        const int r = rrow[k];
+        bool firstOfRank = true;
+        for (int q = 0; q < k; ++q) firstOfRank = firstOfRank && rrow[q] != r;
+        const uint64_t at = static_cast<uint64_t>(t) * K + k;
+        c.plan.entryIndex[at] = cnt[ex] + __popc(bits[ex] & below);
+        if (firstOfRank) c.plan.recordIndex[at] = recs[r] + __popc(dbits[r] & below);
+      }
+      __syncwarp();
+      for (int k = 0; k < K; ++k) {  // the lowest lane of each word advances its counter
+        const int ex = active ? row[k] : -1;
+        if (ex < 0) continue;
+        const int r = rrow[k];
+        bool firstOfRank = true;
+        for (int q = 0; q < k; ++q) firstOfRank = firstOfRank && rrow[q] != r;
+        if ((bits[ex] & below) == 0) cnt[ex] += __popc(bits[ex]);
+        if (firstOfRank && (dbits[r] & below) == 0) recs[r] += __popc(dbits[r]);
+      }
+      __syncwarp();
+      for (int k = 0; k < K; ++k) {
+        const int ex = active ? row[k] : -1;
+        if (ex >= 0) bits[ex] = dbits[rrow[k]] = 0;
+      }
+      __syncwarp();
+    }
+  }
+  __syncthreads();
+  if (last) {
+    for (int i = threadIdx.x; i < E + R; i += blockDim.x) c.plan.totals[i] = cnt[i];
+  }
+}
+
+}  // namespace sy

@@ -1,0 +1,146 @@
+// Dispatch receive's first step (both layouts): wait for every source's dispatchSignal (its
+// records; the counts were released before it), read and check the counts, and build the tables
+// that place each route-record entry: the row of entry (e, index) from source s is
+// pairStart[e][s] + index, with
+//   masked:     pairStart[e][s] = e * R * M + sum_{s' < s} count[s'][e]
+//   contiguous: pairStart[e][s] = offsets[e] + sum_{s' < s} count[s'][e],
+//               offsets[e] = sum_{e' < e} alignUp(sum_s count[s][e'], A).
+//
+///  dispatchSignal Shape: [R(src)]       u32 (epoch, records + 1)
+///  countSignal    Shape: masked [R(src), L] at [s][e]; contiguous [R(src), E] at [s][rank * L + e]
+//
+// Every block builds the tables in shared memory itself (no grid-wide step); block 0 also
+// writes them to ctx.t for combine send and the host, and stamps the stats. After an error the
+// counts and records are zero, so nothing is placed and combine send moves nothing.
+#pragma once
+#include <cstdint>
+
+#include "params.cuh"
+#include "signal.cuh"
+#include "stage.cuh"
+
+namespace sy {
+
+/// Shared tables of a receiving block (pointers into dynamic shared memory).
+struct RecvTables {
+  int* count;     ///< [L * R] at e * R + s
+  int* start;     ///< [L * R] pairStart
+  int* offsets;   ///< [L + 1]
+  int* records;   ///< [R]
+  int* recStart;  ///< [R + 1] prefix of records: the step's records from s are [recStart[s], recStart[s + 1])
+  int* scratch;   ///< [33] for blockExclusiveScan
+};
+
+__host__ __device__ inline int recvTablesSmemBytes(int L, int R) {
+  return 4 * (2 * L * R + (L + 1) + R + (R + 1) + 33);
+}
+
+__device__ inline RecvTables carveRecvTables(int* smem, int L, int R) {
+  RecvTables t;
+  t.count = smem;
+  t.start = t.count + L * R;
+  t.offsets = t.start + L * R;
+  t.records = t.offsets + L + 1;
+  t.recStart = t.records + R;
+  t.scratch = t.recStart + R + 1;
+  return t;
+}
+
+/// Block-collective. Returns false (in every thread) when a wait or a signal failed.
+__device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const RecvTables& t) {
+  const SyParams& p = c.p;
+  const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), E = p.experts();
+  const bool contiguous = p.contiguous();
+  const bool stamp = blockIdx.x == 0;
+  const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
+  const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
+  const uint64_t t0 = globalTimerNs();
+  // 1. Every source's dispatchSignal (acquire: its records, rows and counts were released before it).
+  for (int s = threadIdx.x; s < R; s += blockDim.x) {
+    const int n = hasError(c.state) ? -1
+                                    : waitSignal(done + s, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
+                                                 S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
+    t.records[s] = n < 0 ? 0 : n;
+    if (stamp && c.stats.dispatchWaitNs != nullptr) {
+      c.stats.dispatchWaitNs[s] = globalTimerNs() - t0;
+      c.stats.dispatchRecords[s] = n < 0 ? 0u : static_cast<uint32_t>(n);
+    }
+  }
+  __syncthreads();
+  // 2. The counts, already here: plain loads, checked (this step's epoch, at most M rows).
+  const bool waited = !hasError(c.state);
+  for (int i = threadIdx.x; i < L * R; i += blockDim.x) {
+    const int s = i / L, e = i % L;
+    const uint64_t at = contiguous ? static_cast<uint64_t>(s) * E + c.rank * L + e : static_cast<uint64_t>(s) * L + e;
+    int n = 0;
+    if (waited) {
+      const uint32_t w = ldRelaxedSys(counts + at);
+      if (w == 0 || signalEpoch(w) != epoch) {
+        recordError(c.state, E_BAD_EPOCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL, signalEpoch(w),
+                    epoch);
+      } else if (signalCount(w) > static_cast<uint32_t>(M)) {
+        recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL,
+                    signalCount(w), static_cast<uint32_t>(M));
+      } else {
+        n = static_cast<int>(signalCount(w));
+      }
+    }
+    t.count[e * R + s] = n;
+  }
+  __syncthreads();
+  const bool failed = hasError(c.state);
+  if (failed) {
+    for (int i = threadIdx.x; i < L * R; i += blockDim.x) t.count[i] = 0;
+    for (int s = threadIdx.x; s < R; s += blockDim.x) t.records[s] = 0;
+  }
+  __syncthreads();
+  // 3. Block offsets (masked: fixed; contiguous: padded prefix sums) and each (e, s)'s first row.
+  for (int e = threadIdx.x; e < L; e += blockDim.x) {
+    int rows = 0;
+    for (int s = 0; s < R; ++s) rows += t.count[e * R + s];
+    t.offsets[e] = contiguous ? alignUpInt(rows, p.alignment()) : R * M;
+  }
+  for (int s = threadIdx.x; s < R; s += blockDim.x) t.recStart[s] = t.records[s];
+  __syncthreads();
+  const int used = blockExclusiveScan(t.offsets, L, t.scratch);
+  const int records = blockExclusiveScan(t.recStart, R, t.scratch);
+  if (threadIdx.x == 0) {
+    t.offsets[L] = used;
+    t.recStart[R] = records;
+  }
+  for (int e = threadIdx.x; e < L; e += blockDim.x) {
+    int row = t.offsets[e];
+    for (int s = 0; s < R; ++s) {
+      t.start[e * R + s] = row;
+      row += t.count[e * R + s];
+    }
+  }
+  __syncthreads();
+  if (stamp) {
+    for (int i = threadIdx.x; i < L * R; i += blockDim.x) {
+      c.t.counts[i] = t.count[i];
+      c.t.pairStart[i] = t.start[i];
+    }
+    for (int e = threadIdx.x; e <= L; e += blockDim.x) c.t.offsets[e] = t.offsets[e];
+    for (int e = threadIdx.x; e < L; e += blockDim.x) {
+      int rows = 0;
+      for (int s = 0; s < R; ++s) rows += t.count[e * R + s];
+      c.t.expertCount[e] = rows;
+    }
+    for (int s = threadIdx.x; s < R; s += blockDim.x) c.t.records[s] = t.records[s];
+  }
+  return !failed;
+}
+
+/// Source of flattened record q (< recStart[R]) by binary search over recStart.
+__device__ inline int sourceOfRecord(const RecvTables& t, int R, int q) {
+  int lo = 0, hi = R - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (t.recStart[mid] <= q) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+}  // namespace sy

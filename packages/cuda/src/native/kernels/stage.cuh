@@ -1,0 +1,83 @@
+// Helpers every stage kernel shares: the token chunk of a block, and the end of a stage (one
+// system fence per block, one counter; the last block to count writes the stage's signals).
+#pragma once
+#include <cstdint>
+
+#include "params.cuh"
+#include "signal.cuh"
+
+namespace sy {
+
+/// Tokens per block when T tokens are spread over `blocks` blocks (at least 1).
+__host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 1 : (T + blocks - 1) / blocks; }
+
+/// Block-collective: after the block's stores (to peers too), one thread fences at system scope
+/// and counts the block done. True in every thread of the last block to count, which resets the
+/// counter for the next step (and graph replays) and may then publish the stage's signals: the
+/// fences of every block are ordered before its own by the counter.
+__device__ inline bool lastBlockDone(SyState* state, int counter) {
+  __shared__ bool sLast;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    const uint32_t old = atomicAdd(&state->done[counter], 1u);
+    sLast = old == gridDim.x - 1;
+    if (sLast) {
+      state->done[counter] = 0;
+      __threadfence_system();
+    }
+  }
+  __syncthreads();
+  return sLast;
+}
+
+/// Spans each of `units` tokens or records is cut into (contiguous ranges of its `chunks` chunks),
+/// so that `warps` warps have work when units are few (latency: one token spread over warps) and a
+/// warp keeps whole rows when they are many (one decode per row, loads back to back).
+__host__ __device__ inline int spansFor(int units, int chunks, int warps) {
+  if (units <= 0) return 1;
+  const int s = (warps + units - 1) / units;
+  return s < 1 ? 1 : (s > chunks ? chunks : s);
+}
+
+/// Block-collective exclusive prefix sum of v[0, n) in place (shared memory); returns the total.
+/// `scratch` holds blockDim.x / 32 + 1 ints. Each thread sums a run of consecutive entries.
+__device__ inline int blockExclusiveScan(int* v, int n, int* scratch) {
+  const int per = (n + blockDim.x - 1) / blockDim.x;
+  const int lo = min(n, static_cast<int>(threadIdx.x) * per), hi = min(n, lo + per);
+  int mine = 0;
+  for (int i = lo; i < hi; ++i) mine += v[i];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  int incl = mine;
+  for (int o = 1; o < 32; o <<= 1) {
+    const int x = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o) incl += x;
+  }
+  __syncthreads();  // v's readers above are done before anyone writes it
+  if (lane == 31) scratch[warp] = incl;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int run = 0;
+    for (int w = 0; w < warps; ++w) {
+      const int x = scratch[w];
+      scratch[w] = run;
+      run += x;
+    }
+    scratch[warps] = run;
+  }
+  __syncthreads();
+  int run = scratch[warp] + incl - mine;
+  for (int i = lo; i < hi; ++i) {
+    const int x = v[i];
+    v[i] = run;
+    run += x;
+  }
+  const int total = scratch[warps];
+  __syncthreads();
+  return total;
+}
+
+/// This step's epoch (every kernel of a step reads the same step counter).
+__device__ inline uint32_t stepEpoch(const SyState* state) { return epochOfStep(ldVolatile(&state->step)); }
+
+}  // namespace sy
