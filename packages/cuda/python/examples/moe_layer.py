@@ -54,8 +54,8 @@ def main() -> None:
         probs = torch.softmax(x.float() @ w_router, dim=-1)
         w, idx = probs.topk(config.top_k, dim=-1)
         idx, w = idx.to(torch.int32), (w / w.sum(-1, keepdim=True)).float()
-        out = ep.dispatch(x, idx)
-        y = ep.combine(expert_forward(ep, out, mine), idx, w)
+        out = ep.dispatch(x, idx, w)
+        y = ep.combine(expert_forward(ep, out, mine), idx)
         return y, idx, w
 
     y, idx, w = layer(x)

@@ -5,8 +5,8 @@
     print(compute_layout(config).describe())                    # memory per rank, no GPU needed
     rt = Runtime.from_torch_distributed(symmetric_bytes=compute_layout(config).symmetric_bytes)
     ep = Endpoint(rt, config)
-    out = ep.dispatch(x, topk_idx)                               # torch's current stream
-    y = ep.combine(expert_out, topk_idx, topk_weights)
+    out = ep.dispatch(x, topk_idx, topk_weights)                               # torch's current stream
+    y = ep.combine(expert_out, topk_idx)
 """
 
 from .endpoint import DispatchOutput, Endpoint

@@ -123,7 +123,7 @@ CUDA_FUNCTIONS = {
     "sy_endpoint_region": (_INT, [P, _INT, PP, ctypes.POINTER(c_u64)]),
     "sy_endpoint_counts": (_INT, [P, PP]),
     "sy_endpoint_memory": (_INT, [P, ctypes.POINTER(c_u64), ctypes.POINTER(c_u64)]),
-    "sy_dispatch_send": (_INT, [P, P, P, P, _INT, P]),
+    "sy_dispatch_send": (_INT, [P, P, P, P, P, _INT, P]),
     "sy_dispatch_recv": (_INT, [P, P]),
     "sy_combine_send": (_INT, [P, P, P]),
     "sy_combine_recv": (_INT, [P, P, P, _INT, P, P]),

@@ -101,7 +101,9 @@ class Endpoint:
         return {"bf16": torch.bfloat16, "fp8-e4m3": fp8}
 
     # -- the four phases ------------------------------------------------------------------------
-    def dispatch_send(self, x, topk_idx, scales=None, stream=None) -> None:
+    def dispatch_send(self, x, topk_idx, topk_weights, scales=None, stream=None) -> None:
+        """Sends this rank's tokens: x [T, hidden], topk_idx [T, topK] int32, topk_weights [T, topK]
+        fp32 (carried to the expert ranks, which sum each token's slots there: protocol version 2)."""
         import torch
 
         c, T = self.config, int(x.shape[0])
@@ -110,10 +112,11 @@ class Endpoint:
                                        rank=self.runtime.rank)
         xp = self._tensor(x, "dispatch_send: x", self._dtypes()[c.input_dtype], (T, c.hidden))
         ip = self._tensor(topk_idx, "dispatch_send: topk_idx", torch.int32, (T, c.top_k))
+        wp = self._tensor(topk_weights, "dispatch_send: topk_weights", torch.float32, (T, c.top_k))
         sp = None
         if c.input_dtype == "fp8-e4m3":
             sp = self._tensor(scales, "dispatch_send: scales", torch.float32, (T, c.hidden // 128))
-        self._check(self.lib.sy_dispatch_send(self._h(), xp, sp, ip, T, current_stream_handle(stream)),
+        self._check(self.lib.sy_dispatch_send(self._h(), xp, sp, ip, wp, T, current_stream_handle(stream)),
                     "sy_dispatch_send")
 
     def dispatch_recv(self, stream=None) -> DispatchOutput:
@@ -127,28 +130,28 @@ class Endpoint:
         p = self._tensor(expert_out, "combine_send: expert_out", torch.bfloat16, (self.layout.rows, self.config.hidden))
         self._check(self.lib.sy_combine_send(self._h(), p, current_stream_handle(stream)), "sy_combine_send")
 
-    def combine_recv(self, topk_idx, topk_weights, out=None, stream=None):
+    def combine_recv(self, topk_idx, out=None, stream=None):
+        """Sums the partials of this rank's tokens: y [T, hidden] bf16 (the weights travelled with dispatch)."""
         import torch
 
         c, T = self.config, int(topk_idx.shape[0])
         if out is None:
             out = torch.empty((T, c.hidden), dtype=torch.bfloat16, device=topk_idx.device)
         ip = self._tensor(topk_idx, "combine_recv: topk_idx", torch.int32, (T, c.top_k))
-        wp = self._tensor(topk_weights, "combine_recv: topk_weights", torch.float32, (T, c.top_k))
         yp = self._tensor(out, "combine_recv: out", torch.bfloat16, (T, c.hidden))
-        self._check(self.lib.sy_combine_recv(self._h(), ip, wp, T, yp, current_stream_handle(stream)),
+        self._check(self.lib.sy_combine_recv(self._h(), ip, None, T, yp, current_stream_handle(stream)),
                     "sy_combine_recv")
         return out
 
-    def dispatch(self, x, topk_idx, scales=None, stream=None) -> DispatchOutput:
+    def dispatch(self, x, topk_idx, topk_weights, scales=None, stream=None) -> DispatchOutput:
         """Both halves of dispatch, back to back."""
-        self.dispatch_send(x, topk_idx, scales, stream)
+        self.dispatch_send(x, topk_idx, topk_weights, scales, stream)
         return self.dispatch_recv(stream)
 
-    def combine(self, expert_out, topk_idx, topk_weights, out=None, stream=None):
+    def combine(self, expert_out, topk_idx, out=None, stream=None):
         """Both halves of combine, back to back: y [T, hidden] bf16."""
         self.combine_send(expert_out, stream)
-        return self.combine_recv(topk_idx, topk_weights, out, stream)
+        return self.combine_recv(topk_idx, out, stream)
 
     def check(self, stream=None) -> None:
         """Synchronises the stream; raises what a receive stage recorded (SyTimeoutError naming the

@@ -41,9 +41,9 @@ def _inputs(config, T=20):
 def test_dispatch_then_combine_of_identity_experts_is_the_weighted_sum(world):
     config, ep = world
     x, idx, w = _inputs(config)
-    out = ep.dispatch(x, idx)
+    out = ep.dispatch(x, idx, w)
     assert int(out.counts.sum()) == idx.numel()
-    y = ep.combine(out.x.reshape(ep.layout.rows, config.hidden).contiguous(), idx, w)
+    y = ep.combine(out.x.reshape(ep.layout.rows, config.hidden).contiguous(), idx)
     ep.check()
     ref = (w.sum(1, keepdim=True) * x.float())
     assert (y.float() - ref).abs().max().item() < 5e-2
@@ -54,11 +54,11 @@ def test_a_captured_step_replays(world):
 
     config, ep = world
     x, idx, w = _inputs(config)
-    ep.combine(ep.dispatch(x, idx).x.reshape(ep.layout.rows, config.hidden).contiguous(), idx, w)
+    ep.combine(ep.dispatch(x, idx, w).x.reshape(ep.layout.rows, config.hidden).contiguous(), idx)
     ep.check()
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
-        y = ep.combine(ep.dispatch(x, idx).x.reshape(ep.layout.rows, config.hidden).contiguous(), idx, w)
+        y = ep.combine(ep.dispatch(x, idx, w).x.reshape(ep.layout.rows, config.hidden).contiguous(), idx)
     for _ in range(3):
         g.replay()
     ep.check()
@@ -71,9 +71,9 @@ def test_misuse_is_a_named_error(world):
     from switchyard_cuda import InvalidArgumentError, PhaseError
 
     config, ep = world
-    x, idx, _ = _inputs(config)
+    x, idx, w = _inputs(config)
     with pytest.raises(InvalidArgumentError):
-        ep.dispatch_send(x.float(), idx)
+        ep.dispatch_send(x.float(), idx, w)
     with pytest.raises(PhaseError) as e:
         ep.dispatch_recv(torch.cuda.current_stream())
     assert e.value.status_name == "SY_ERR_PHASE" and e.value.rank == 0
