@@ -96,6 +96,10 @@ for s in "${steps[@]}"; do
       [ "$s" = conformance-deep4 ] && deep=(--deep)
       step "$s" "${CONFORMANCE_TIMEOUT:-240}" env SWITCHYARD_CUDA_RANKS_PER_GPU="$n" node "$conf" conformance \
         --backend cuda "${deep[@]}" --json "$OUT/$s.json" ;;
+    bench1-topk*) # combine with few entries a record: the bench at 1 rank with top-k of the step's name
+      k=${s#bench1-topk}
+      step "$s" 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 1 --topk "$k" --no-baseline \
+        --masked-tokens 128,512 --contiguous-tokens 4096 --steps 100 --json "$OUT/$s.json" --svg "$OUT/$s.svg" ;;
     bench2mps) # 2 ranks on one GPU under MPS (mps-on first): the sharing mode's cost apart from time slices
       step "$s" "${BENCH_TIMEOUT:-200}" env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" bench --ranks 2 --no-baseline \
         --json "$OUT/$s.json" --svg "$OUT/$s.svg" ${BENCH_ARGS:-} ;;

@@ -98,16 +98,16 @@ export function soakInputs(
   return { tokens, inputs };
 }
 
-/** The rows of a dispatch result that carry data: masked regions' first counts, contiguous padded blocks. */
+/**
+ * The rows of a dispatch result that carry data: masked, each expert's rows packed at the front of
+ * its block (protocol version 2); contiguous, the padded blocks.
+ */
 export function validRows(config: EpConfig, r: DispatchResult): Int32Array {
-  const R = config.ranks;
-  const M = config.maxTokensPerRank;
   const L = localExperts(config);
   const rows: number[] = [];
   for (let e = 0; e < L; e++) {
     if (config.layout === "masked") {
-      for (let s = 0; s < R; s++)
-        for (let i = 0; i < r.sourceCounts[e * R + s]; i++) rows.push((e * R + s) * M + i);
+      for (let i = 0; i < r.expertCounts[e]; i++) rows.push(r.expertOffsets[e] + i);
     } else {
       const n = alignUp(r.expertCounts[e], config.expertAlignment);
       for (let i = 0; i < n; i++) rows.push(r.expertOffsets[e] + i);

@@ -17,7 +17,8 @@
 // at least a token per warp, else 2 KB pieces spread over the warps): each 2 KB is read once,
 // quantised in registers when bf16 goes out as fp8 (payload.cuh), and stored with 16-byte stores
 // into each destination's record slot; the first span's warp also writes the records. One system
-// fence per block; the last block to finish (stage.cuh) writes the counts, then the signals.
+// fence per block; the block of the last chunk stores the counts once its plan has them, the last
+// block to finish (stage.cuh) fences and releases each destination's dispatchSignal.
 #include "launch.h"
 #include "payload.cuh"
 #include "plan.cuh"
@@ -44,7 +45,17 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   const bool failed = hasError(c.state);
 
   if (!failed) {
-    planChunk(c, topkIdx, T, t0, t1, blockIdx.x == gridDim.x - 1, sPlan);
+    const bool lastChunk = blockIdx.x == gridDim.x - 1;
+    planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan);
+    if (lastChunk) {
+      // The step's counts are known here (sPlan[0, E) = rows per expert): stored now, relaxed, so
+      // the stage's end only fences and releases dispatchSignal (the receiver acquires it first).
+      for (int i = threadIdx.x; i < R * L; i += kThreads) {
+        const int d = i / L, e = i % L;
+        uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_COUNT_SIGNAL)) + c.rank * L + e;
+        stRelaxedSys(sig, encodeSignal(epoch, static_cast<uint32_t>(sPlan[d * L + e])));
+      }
+    }
     const uint64_t rowBytes = p.rowBytes();
     const int pieces = piecesPerRow(rowBytes);
     const int spans = spansFor(t1 - t0, pieces, kWarps);
@@ -87,15 +98,8 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   }
 
   if (!lastBlockDone(c.state, DONE_SEND) || failed) return;
-  // Counts (after every record), then the record counts: d's receive reads the counts once it
-  // has acquired dispatchSignal, so plain stores here and one fence before each release below.
+  // The counts were stored by the last chunk's block; every block's rows and records are fenced.
   const int32_t* totals = c.plan.totals;
-  for (int i = threadIdx.x; i < R * L; i += kThreads) {
-    const int d = i / L, e = i % L;
-    uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_COUNT_SIGNAL)) + c.rank * L + e;
-    stRelaxedSys(sig, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&totals[d * L + e]))));
-  }
-  __syncthreads();
   for (int d = threadIdx.x; d < R; d += kThreads) {
     const uint32_t records = static_cast<uint32_t>(__ldcg(&totals[E + d]));
     if (c.stats.dispatchSent != nullptr) c.stats.dispatchSent[d] = records;

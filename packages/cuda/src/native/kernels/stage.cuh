@@ -18,6 +18,11 @@ __host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 
 __device__ inline bool lastBlockDone(SyState* state, int counter) {
   __shared__ bool sLast;
   __syncthreads();
+  if (gridDim.x == 1) {  // one block: no counter, the caller's release follows its own fence
+    if (threadIdx.x == 0) __threadfence_system();
+    __syncthreads();
+    return true;
+  }
   if (threadIdx.x == 0) {
     __threadfence_system();
     const uint32_t old = atomicAdd(&state->done[counter], 1u);

@@ -72,10 +72,17 @@ void advance(Fuzz& f, World& w) {
                  sy_endpoint_stats(w.ep, w.stream, c.ranks, &u[0], &u[c.ranks], &u[2 * c.ranks], &u[3 * c.ranks], &ns[0],
                                    &ns[c.ranks]),
                  w.ep);
+        // Protocol version 2 counts route records and partials: one per token with a used slot
+        // (one rank: every such token goes to itself).
         uint32_t used = 0;
         const auto* idx = reinterpret_cast<const int32_t*>(c.idx.data());
-        for (size_t i = 0; i < c.idx.size() / 4; ++i) used += idx[i] >= 0 ? 1 : 0;
-        f.check("sy_endpoint_stats", "rows per peer equal the used slots (one rank: all to itself)",
+        const size_t K = static_cast<size_t>(c.params[sy::P_TOPK]);
+        for (size_t t = 0; K > 0 && t < c.idx.size() / 4 / K; ++t) {
+          bool any = false;
+          for (size_t k = 0; k < K; ++k) any = any || idx[t * K + k] >= 0;
+          used += any ? 1 : 0;
+        }
+        f.check("sy_endpoint_stats", "rows per peer equal the tokens with a used slot (one rank: all to itself)",
                 u[0] == used && u[1] == used && u[2] == used && u[3] == used,
                 std::to_string(u[0]) + " " + std::to_string(u[1]) + " " + std::to_string(u[2]) + " " +
                     std::to_string(u[3]) + ", used " + std::to_string(used));
@@ -170,7 +177,9 @@ bool badCall(Fuzz& f, World& w, int call, int kind) {
       case 0: T = -1, what = "num_tokens -1"; break;
       case 1: T = M + 1, what = "num_tokens maxTokensPerRank + 1"; break;
       case 2: ix = nullptr, what = "topk_idx NULL"; break;
-      case 3: wx = nullptr, what = "topk_weights NULL"; break;
+      case 3:  // NULL weights are accepted since protocol version 2 (combine recv does not read them)
+        wx = reinterpret_cast<const float*>(w.w.b() + 2), what = "topk_weights misaligned";
+        break;
       case 4: y = nullptr, what = "y NULL"; break;
       case 5: y = w.y.b() + 1, what = "y misaligned"; break;
       case 6: y = w.shortBuf.p, what = "y shorter than T * hidden"; break;

@@ -125,12 +125,14 @@ void protocolFault(Fuzz& f, World& w) {
   f.expect("sy_combine_recv", "0 tokens where dispatch sent T (enqueued: the kernel finds it)", SY_OK,
            sy_combine_recv(ep, nullptr, nullptr, 0, nullptr, w.stream), ep);
   const int rc = sy_endpoint_check(ep, w.stream, &info);
-  f.expect("sy_endpoint_check", "rows announced != slots used", SY_ERR_PROTOCOL, rc, ep);
+  f.expect("sy_endpoint_check", "partials announced != tokens routed", SY_ERR_PROTOCOL, rc, ep);
   const std::string m = rc == SY_OK ? "" : sy_last_error(ep);
   f.check("sy_endpoint_check", "error info names expert rank 0, combine recv, code 4",
           info.code == 4 && info.stage == 2 && info.peer == 0, m);
   f.check("sy_endpoint_check", "message as core's reference words it",
-          m.find("expert rank 0 announced") != std::string::npos && m.find("slots to it") != std::string::npos, m);
+          m.find("expert rank 0 announced") != std::string::npos &&
+              m.find("of this rank's tokens route to it") != std::string::npos,
+          m);
   f.expect("sy_dispatch_send", "after a failed step", STATE,
            sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), w.T(), w.stream), ep);
   uint32_t u[4] = {};
