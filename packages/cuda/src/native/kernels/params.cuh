@@ -182,7 +182,7 @@ struct SyCtx {
   SyPlan plan;                ///< send scratch
   int rank;
   int maxBlocks;              ///< grid limit of the masked kernels (SMs / PEs sharing this GPU)
-  /// Timing experiments only (SWITCHYARD_CUDA_DEBUG_FLAGS; results are wrong with any bit set):
+  /// Timing experiments only (0 in the library; a developer sets it in endpoint.cc; results are wrong with any bit set):
   /// 1 = the contiguous send skips its payload stores, 2 = it skips the fp8 arithmetic.
   int debugFlags;
   uint64_t timeoutNs;
