@@ -8,7 +8,7 @@
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
-[ -x /work/shared/gpu-machine/pack.sh ] && bash /work/shared/gpu-machine/pack.sh >/dev/null
+[ -x "$root/../shared/gpu-machine/pack.sh" ] && bash "$root/../shared/gpu-machine/pack.sh" >/dev/null
 mkdir -p .gpu
 for p in core conformance cuda; do
   if [ -f "packages/$p/tsconfig.json" ] && [ -d "packages/$p/src" ]; then

@@ -10,6 +10,7 @@ sum_k w[t, k] * (x[t] @ W[idx[t, k]]) computed by each rank for its own tokens.
 from __future__ import annotations
 
 import argparse
+import os
 
 import torch
 import torch.distributed as dist
@@ -33,7 +34,9 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--graph", action="store_true", help="capture the layer into a CUDA graph and replay it")
     args = ap.parse_args()
-    dist.init_process_group("nccl")
+    # NCCL refuses several processes on one GPU; the bootstrap only broadcasts the unique id, so gloo serves there.
+    shared = int(os.environ.get("WORLD_SIZE", "1")) > torch.cuda.device_count()
+    dist.init_process_group("gloo" if shared else "nccl")
     rank, ranks = dist.get_rank(), dist.get_world_size()
     torch.cuda.set_device(rank % torch.cuda.device_count())
     config = Config(ranks=ranks, experts=8 * ranks, top_k=4, hidden=512, max_tokens_per_rank=args.tokens,

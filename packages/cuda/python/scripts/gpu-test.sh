@@ -12,10 +12,13 @@ export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 status=0
 python3 -m pip install --no-build-isolation --no-deps --quiet "$here" || status=1
 (cd "$here" && python3 -m pytest -q -rs tests) || status=1
+# Processes per run: every GPU once, and 2 processes sharing GPU 0 (several NVSHMEM PEs on one
+# GPU; SWITCHYARD_TORCHRUN_PROCS overrides the list).
 gpus=$(nvidia-smi -L | wc -l)
-for layout in masked contiguous; do
-  for graph in "" --graph; do
-    timeout 120 torchrun --nproc-per-node "$gpus" "$here/examples/moe_layer.py" --layout "$layout" $graph || status=1
+for procs in ${SWITCHYARD_TORCHRUN_PROCS:-$gpus 2}; do
+  for run in "masked" "masked --graph" "contiguous"; do
+    echo "=== torchrun --nproc-per-node $procs moe_layer.py --layout $run"
+    timeout 120 torchrun --nproc-per-node "$procs" "$here/examples/moe_layer.py" --layout $run || status=1
   done
 done
 exit "$status"

@@ -131,11 +131,9 @@ CUDA_FUNCTIONS = {
 }
 
 
-def _candidates(names: list[str], env_var: str) -> list[str]:
+def _candidates(names: list[str], env_vars: list[str]) -> list[str]:
     here = Path(__file__).resolve().parent
-    out = []
-    if os.environ.get(env_var):
-        out.append(os.environ[env_var])
+    out = [os.environ[v] for v in env_vars if os.environ.get(v)]
     for name in names:
         out.append(str(here / name))  # installed next to the package
         out.append(str(here.parent.parent / "build" / name))  # packages/cuda/build of a source checkout
@@ -154,7 +152,9 @@ def load(kind: str, path: str | None = None) -> ctypes.CDLL:
     names = ["libswitchyard_cuda.so.1", "libswitchyard_cuda.so"]
     if kind == "layout":
         names += ["libswitchyard_layout.so"]
-    tries = [path] if path else _candidates(names, "SWITCHYARD_LAYOUT_LIB" if kind == "layout" else "SWITCHYARD_CUDA_LIB")
+    # The full library carries the layout functions too, so SWITCHYARD_CUDA_LIB serves both kinds.
+    env_vars = ["SWITCHYARD_LAYOUT_LIB", "SWITCHYARD_CUDA_LIB"] if kind == "layout" else ["SWITCHYARD_CUDA_LIB"]
+    tries = [path] if path else _candidates(names, env_vars)
     failures = []
     for candidate in tries:
         try:
