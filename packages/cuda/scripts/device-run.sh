@@ -4,8 +4,8 @@
 #   bash packages/cuda/scripts/device-run.sh full     (= build conformance1 conformance2 mps-on conformance4 mps-off pack)
 #   bash packages/cuda/scripts/device-run.sh bench    (= build bench1 bench2 mps-on bench4 mps-off pack)
 #   bash packages/cuda/scripts/device-run.sh stress   (= build abi-fuzz faults soak-contig pack)
-#   bash packages/cuda/scripts/device-run.sh library  (= build exports abi-fuzz python pack: the shared library,
-#                                                       its exports, the Python package)
+#   bash packages/cuda/scripts/device-run.sh library  (= build exports c-example abi-fuzz python pack: the shared
+#                                                       library, its exports, a C program, the Python package)
 # or any list of the steps below. One GPU is enough for every step: 2 ranks share it by time slices
 # (SWITCHYARD_CUDA_RANKS_PER_GPU=2, no MPS), 4 ranks run under an MPS daemon (mps-on starts it,
 # mps-off stops it; a step that fails leaves it running until mps-off or the end of the script).
@@ -72,7 +72,7 @@ for s in "$@"; do
     full) steps+=(build conformance1 conformance2 mps-on conformance4 mps-off pack) ;;
     bench) steps+=(build bench1 bench2 mps-on bench4 mps-off pack) ;;
     stress) steps+=(build abi-fuzz faults soak-contig pack) ;;
-    library) steps+=(build exports abi-fuzz python pack) ;;
+    library) steps+=(build exports c-example abi-fuzz python pack) ;;
     *) steps+=("$s") ;;
   esac
 done
@@ -124,6 +124,9 @@ for s in "${steps[@]}"; do
       step exports 30 bash packages/cuda/scripts/check-exports.sh packages/cuda/build/libswitchyard_cuda.so ;;
     python) # the Python package: pytest on one GPU, then the MoE layer example under torchrun
       step python 300 bash packages/cuda/python/scripts/gpu-test.sh "$OUT" ;;
+    c-example) # a checked step from C through the exported library, both layouts
+      step c-example 60 bash -c 'cd packages/cuda/examples/c && cc -std=c11 -O2 -Wall moe_step.c -I../../include \
+        -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;
     pack) # at most 8 files come back from the device tool: logs and JSON into one archive; the
       # bench's JSON and SVG and the summary stay beside it
       (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null &&
