@@ -7,9 +7,15 @@
  *   library never exits the process. After a failure, sy_last_error(handle) is a message naming
  *   what failed and where (file:line); pass NULL for calls that made no handle (it also holds the
  *   calling thread's last failure, whatever the handle).
- * - Handles are checked before use: NULL is SY_ERR_INVALID_ARGUMENT, a handle of another kind
- *   too, and a destroyed handle (or any pointer this library did not return) is SY_ERR_STATE;
- *   destroying one twice is SY_ERR_STATE, never a double free. Destroying NULL is SY_OK.
+ * - Handles are opaque ids, never the object's address, and an id is never reused in a process:
+ *   NULL is SY_ERR_INVALID_ARGUMENT, a handle of another kind too, and a destroyed handle (or any
+ *   value this library did not return) is SY_ERR_STATE, also after its memory went to a new
+ *   object; destroying one twice is SY_ERR_STATE and never touches another object. Destroying
+ *   NULL is SY_OK.
+ * - Calls on one handle may come from several threads. Every call holds its object until it
+ *   returns; a destroy refuses new calls at once (SY_ERR_STATE), aborts the endpoint's device
+ *   waits, then waits up to 10 s for the calls in flight before tearing down. Past that bound the
+ *   destroy is refused with SY_ERR_STATE and the handle is live again (destroy it again later).
  * - The phases check their arguments before enqueueing anything: a refused call changes nothing
  *   (no kernel runs, no output is written, the endpoint stays usable). Pointers must be memory of
  *   the endpoint's GPU (device or managed memory; pinned host memory is accepted) and hold the bytes
@@ -124,7 +130,9 @@ SY_API int sy_runtime_destroy(sy_runtime* rt); /* nvshmem_finalize; SY_ERR_STATE
 SY_API int sy_barrier(sy_runtime* rt, void* stream); /* stream-ordered barrier over all ranks */
 
 /* Endpoint: params is core's layoutParams(layout) (SY_PARAM_COUNT values), symmetric_bytes is
- * layout.symmetricBytes (the same on every rank). timeout_ns (> 0) bounds every wait of a receive stage.
+ * layout.symmetricBytes (the same on every rank). The block must be exactly the layout its scalars
+ * give (recomputed with sy_layout_compute, scalars bounded first, no arithmetic that can wrap);
+ * anything else is SY_ERR_INVALID_ARGUMENT naming the first parameter that differs. timeout_ns (> 0) bounds every wait of a receive stage.
  * The config may have fewer ranks than the runtime: config rank r is PE r, and PEs >= the config's
  * ranks only join the collective create / destroy (their phases are refused with SY_ERR_STATE). */
 SY_API int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,

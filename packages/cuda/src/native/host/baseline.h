@@ -21,7 +21,6 @@ constexpr uint32_t kBaselineMagic = 0x5359424c;  // "SYBL"
 /// One process's NCCL communicator (created collectively from rank 0's ncclUniqueId).
 struct sy_nccl {
   uint32_t magic = kNcclMagic;
-  std::string lastError;
   void* comm = nullptr;  // ncclComm_t
   int rank = 0;
   int ranks = 0;
@@ -33,7 +32,6 @@ struct sy_nccl {
 /// One rank's baseline buffers for one config (sizes from the contiguous layout's parameters).
 struct sy_baseline {
   uint32_t magic = kBaselineMagic;
-  std::string lastError;
   sy_nccl* nccl = nullptr;
   /// Parameters, quantisation scratch, route scratch and receive tables (ctx.contig), counts.
   sy::SyCtx ctx{};

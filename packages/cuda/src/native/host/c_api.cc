@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "../kernels/params.cuh"
@@ -43,7 +44,10 @@ const char* sy_status_name(int status) {
   }
 }
 
-const char* sy_last_error(const void* handle) { return errorSlot(handle)->c_str(); }
+const char* sy_last_error(const void* handle) {
+  const char* own = sy::handleError(handle);
+  return own != nullptr ? own : tlsLastError.c_str();
+}
 
 int sy_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]) {
   return guard(nullptr, [&] { sy::getUniqueId(out); });
@@ -56,7 +60,7 @@ int sy_runtime_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int
 
 int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out) {
   return guard(rt, [&] {
-    SY_LIVE(rt, kRuntimeMagic, "sy_runtime_info_get: rt");
+    SY_HOLD(sy_runtime, rt, sy::Kind::kRuntime, "sy_runtime_info_get: rt");
     SY_HANDLE(out, "sy_runtime_info_get: out");
     *out = sy_runtime_info{rt->rank, rt->ranks, rt->device, rt->nodeRanks, rt->smCount, rt->directPeers, rt->gpuShare};
   });
@@ -64,20 +68,16 @@ int sy_runtime_info_get(const sy_runtime* rt, sy_runtime_info* out) {
 
 int sy_runtime_destroy(sy_runtime* rt) {
   if (rt == nullptr) return SY_OK;
-  const int rc = guard(rt, [&] {
-    SY_LIVE(rt, kRuntimeMagic, "sy_runtime_destroy: rt");
-    sy::destroyRuntime(rt);
+  // Refused (SY_ERR_STATE, the handle stays live) while endpoints of it are alive.
+  return guard(rt, [&] {
+    sy::retireHandle(rt, sy::Kind::kRuntime, "sy_runtime_destroy: rt", nullptr,
+                     [](void* o) { sy::destroyRuntime(static_cast<sy_runtime*>(o)); });
   });
-  if (rc == SY_OK) {
-    sy::untrackHandle(rt);
-    delete rt;
-  }
-  return rc;
 }
 
 int sy_barrier(sy_runtime* rt, void* stream) {
   return guard(rt, [&] {
-    SY_LIVE(rt, kRuntimeMagic, "sy_barrier: rt");
+    SY_HOLD(sy_runtime, rt, sy::Kind::kRuntime, "sy_barrier: rt");
     sy::barrier(rt, asStream(stream));
   });
 }
@@ -85,29 +85,29 @@ int sy_barrier(sy_runtime* rt, void* stream) {
 int sy_endpoint_create(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetric_bytes,
                        uint64_t timeout_ns, sy_endpoint** out) {
   return guard(rt, [&] {
-    SY_LIVE(rt, kRuntimeMagic, "sy_endpoint_create: rt");
+    SY_HOLD(sy_runtime, rt, sy::Kind::kRuntime, "sy_endpoint_create: rt");
     SY_HANDLE(out, "sy_endpoint_create: out");
     *out = nullptr;
     sy_endpoint* ep = sy::createEndpoint(rt, params, count, symmetric_bytes, timeout_ns);
-    sy::trackHandle(ep);
-    *out = ep;
+    *out = static_cast<sy_endpoint*>(sy::registerHandle(sy::Kind::kEndpoint, std::shared_ptr<sy_endpoint>(ep)));
   });
 }
 
 int sy_endpoint_destroy(sy_endpoint* ep) {
   if (ep == nullptr) return SY_OK;
-  // Refuse a handle that is not live before touching it (a second destroy is not a double free).
-  const int live = guard(nullptr, [&] { SY_LIVE(ep, kEndpointMagic, "sy_endpoint_destroy: ep"); });
-  if (live != SY_OK) return live;
-  sy::untrackHandle(ep);
-  const int rc = guard(nullptr, [&] { sy::destroyEndpoint(ep); });
-  delete ep;
-  return rc;
+  // The handle dies first (new calls are refused), the device's waits are aborted so that calls in
+  // flight return, then the teardown runs once none is left; the memory goes with the last holder.
+  return guard(nullptr, [&] {
+    const std::shared_ptr<void> obj =
+        sy::retireHandle(ep, sy::Kind::kEndpoint, "sy_endpoint_destroy: ep",
+                         [](void* o) { sy::abortEndpoint(static_cast<sy_endpoint*>(o)); }, nullptr);
+    sy::destroyEndpoint(static_cast<sy_endpoint*>(obj.get()));
+  });
 }
 
 int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* bytes) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_region: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_region: ep");
     SY_REQUIRE(region >= 0 && region < sy::R_REGION_COUNT, "sy_endpoint_region: region " << region << " unknown");
     SY_REQUIRE(ep->alive, "sy_endpoint_region: the endpoint was destroyed");
     const uint64_t n = ep->ctx.p.bytes(region);
@@ -120,7 +120,7 @@ int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uint64_t* 
 
 int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_counts: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_counts: ep");
     SY_HANDLE(counts, "sy_endpoint_counts: counts");
     *counts = ep->ctx.t.counts;
   });
@@ -129,21 +129,21 @@ int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts) {
 int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx,
                      const float* topk_weights, int num_tokens, void* stream) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_dispatch_send: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_dispatch_send: ep");
     sy::dispatchSend(ep, x, scales, topk_idx, topk_weights, num_tokens, asStream(stream));
   });
 }
 
 int sy_dispatch_recv(sy_endpoint* ep, void* stream) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_dispatch_recv: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_dispatch_recv: ep");
     sy::dispatchRecv(ep, asStream(stream));
   });
 }
 
 int sy_endpoint_set_output(sy_endpoint* ep, int exact) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_set_output: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_set_output: ep");
     SY_REQUIRE(exact == 0 || exact == 1, "sy_endpoint_set_output: exact " << exact << " must be 0 or 1");
     sy::setOutput(ep, exact == 1);
   });
@@ -151,7 +151,7 @@ int sy_endpoint_set_output(sy_endpoint* ep, int exact) {
 
 int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows, sy_error_info* info) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_dispatch_recv_rows: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_dispatch_recv_rows: ep");
     SY_HANDLE(rows, "sy_dispatch_recv_rows: rows");
     *rows = sy::dispatchRecvRows(ep, asStream(stream), info);
   });
@@ -159,14 +159,14 @@ int sy_dispatch_recv_rows(sy_endpoint* ep, void* stream, uint64_t* rows, sy_erro
 
 int sy_dispatch_recv_into(sy_endpoint* ep, void* x, float* scales, void* stream) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_dispatch_recv_into: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_dispatch_recv_into: ep");
     sy::dispatchRecvInto(ep, x, scales, asStream(stream));
   });
 }
 
 int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_combine_send: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_combine_send: ep");
     sy::combineSend(ep, expert_out, asStream(stream));
   });
 }
@@ -174,21 +174,21 @@ int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream) {
 int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
                     void* stream) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_combine_recv: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_combine_recv: ep");
     sy::combineRecv(ep, topk_idx, topk_weights, num_tokens, y, asStream(stream));
   });
 }
 
 int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_check: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_check: ep");
     sy::check(ep, asStream(stream), info);
   });
 }
 
 int sy_endpoint_enable_stats(sy_endpoint* ep) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_enable_stats: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_enable_stats: ep");
     sy::enableStats(ep);
   });
 }
@@ -197,7 +197,7 @@ int sy_endpoint_stats(sy_endpoint* ep, void* stream, size_t ranks, uint32_t* dis
                       uint32_t* combine_sent, uint32_t* combine_received, uint64_t* dispatch_wait_ns,
                       uint64_t* combine_wait_ns) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_stats: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_stats: ep");
     sy::readStats(ep, asStream(stream), ranks, dispatch_sent, dispatch_received, combine_sent, combine_received,
                   dispatch_wait_ns, combine_wait_ns);
   });
@@ -325,7 +325,7 @@ int sy_event_elapsed_ms(void* start, void* end, float* ms) {
 
 int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps) {
   return guard(rt, [&] {
-    SY_LIVE(rt, kRuntimeMagic, "sy_bench_peer_write: rt");
+    SY_HOLD(sy_runtime, rt, sy::Kind::kRuntime, "sy_bench_peer_write: rt");
     SY_HANDLE(gbps, "sy_bench_peer_write: gbps");
     *gbps = sy::benchPeerWrite(rt, bytes, iters);
   });

@@ -3,6 +3,8 @@
 // body runs inside `guard`, nothing escapes.
 #include <cuda_runtime.h>
 
+#include <memory>
+
 #include "../kernels/launch_fill.h"
 #include "../kernels/params.cuh"
 #include "baseline.h"
@@ -15,14 +17,14 @@ extern "C" {
 
 int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_set_blocks: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_set_blocks: ep");
     sy::setContiguousBlocks(ep, blocks);
   });
 }
 
 int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* local_bytes) {
   return guard(ep, [&] {
-    SY_LIVE(ep, kEndpointMagic, "sy_endpoint_memory: ep");
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_memory: ep");
     if (device_bytes) *device_bytes = ep->deviceBytes;
     if (local_bytes) *local_bytes = ep->localBytes;
   });
@@ -58,14 +60,13 @@ int sy_nccl_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ra
     SY_HANDLE(out, "sy_nccl_create: out");
     *out = nullptr;
     sy_nccl* nc = sy::createNccl(unique_id, rank, ranks, device);
-    sy::trackHandle(nc);
-    *out = nc;
+    *out = static_cast<sy_nccl*>(sy::registerHandle(sy::Kind::kNccl, std::shared_ptr<sy_nccl>(nc)));
   });
 }
 
 int sy_nccl_version(const sy_nccl* nc, int* version) {
   return guard(nc, [&] {
-    SY_LIVE(nc, kNcclMagic, "sy_nccl_version: nc");
+    SY_HOLD(sy_nccl, nc, sy::Kind::kNccl, "sy_nccl_version: nc");
     SY_HANDLE(version, "sy_nccl_version: version");
     *version = nc->version;
   });
@@ -73,42 +74,38 @@ int sy_nccl_version(const sy_nccl* nc, int* version) {
 
 int sy_nccl_destroy(sy_nccl* nc) {
   if (nc == nullptr) return SY_OK;
-  const int live = guard(nullptr, [&] { SY_LIVE(nc, kNcclMagic, "sy_nccl_destroy: nc"); });
-  if (live != SY_OK) return live;
-  sy::untrackHandle(nc);
-  const int rc = guard(nullptr, [&] { sy::destroyNccl(nc); });
-  delete nc;
-  return rc;
+  return guard(nullptr, [&] {
+    const std::shared_ptr<void> obj = sy::retireHandle(nc, sy::Kind::kNccl, "sy_nccl_destroy: nc", nullptr, nullptr);
+    sy::destroyNccl(static_cast<sy_nccl*>(obj.get()));
+  });
 }
 
 int sy_baseline_create(sy_nccl* nc, const uint64_t* params, size_t count, sy_baseline** out) {
   return guard(nc, [&] {
-    SY_LIVE(nc, kNcclMagic, "sy_baseline_create: nc");
+    SY_HOLD(sy_nccl, nc, sy::Kind::kNccl, "sy_baseline_create: nc");
     SY_HANDLE(out, "sy_baseline_create: out");
     *out = nullptr;
     int sms = 0;
     SY_CHECK_CUDA(cudaSetDevice(nc->device));
     SY_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, nc->device));
     sy_baseline* bl = sy::createBaseline(nc, params, count, sms);
-    sy::trackHandle(bl);
-    *out = bl;
+    *out = static_cast<sy_baseline*>(sy::registerHandle(sy::Kind::kBaseline, std::shared_ptr<sy_baseline>(bl)));
   });
 }
 
 int sy_baseline_destroy(sy_baseline* bl) {
   if (bl == nullptr) return SY_OK;
-  const int live = guard(nullptr, [&] { SY_LIVE(bl, kBaselineMagic, "sy_baseline_destroy: bl"); });
-  if (live != SY_OK) return live;
-  sy::untrackHandle(bl);
-  const int rc = guard(nullptr, [&] { sy::destroyBaseline(bl); });
-  delete bl;
-  return rc;
+  return guard(nullptr, [&] {
+    const std::shared_ptr<void> obj =
+        sy::retireHandle(bl, sy::Kind::kBaseline, "sy_baseline_destroy: bl", nullptr, nullptr);
+    sy::destroyBaseline(static_cast<sy_baseline*>(obj.get()));
+  });
 }
 
 int sy_baseline_dispatch(sy_baseline* bl, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
                          void* stream) {
   return guard(bl, [&] {
-    SY_LIVE(bl, kBaselineMagic, "sy_baseline_dispatch: bl");
+    SY_HOLD(sy_baseline, bl, sy::Kind::kBaseline, "sy_baseline_dispatch: bl");
     sy::baselineDispatch(bl, x, scales, topk_idx, num_tokens, static_cast<cudaStream_t>(stream));
   });
 }
@@ -116,14 +113,14 @@ int sy_baseline_dispatch(sy_baseline* bl, const void* x, const float* scales, co
 int sy_baseline_combine(sy_baseline* bl, const void* expert_out, const int32_t* topk_idx, const float* topk_weights,
                         int num_tokens, void* y, void* stream) {
   return guard(bl, [&] {
-    SY_LIVE(bl, kBaselineMagic, "sy_baseline_combine: bl");
+    SY_HOLD(sy_baseline, bl, sy::Kind::kBaseline, "sy_baseline_combine: bl");
     sy::baselineCombine(bl, expert_out, topk_idx, topk_weights, num_tokens, y, static_cast<cudaStream_t>(stream));
   });
 }
 
 int sy_baseline_region(const sy_baseline* bl, int region, void** ptr, uint64_t* bytes) {
   return guard(bl, [&] {
-    SY_LIVE(bl, kBaselineMagic, "sy_baseline_region: bl");
+    SY_HOLD(sy_baseline, bl, sy::Kind::kBaseline, "sy_baseline_region: bl");
     SY_REQUIRE(bl->alive, "sy_baseline_region: the baseline was destroyed");
     SY_REQUIRE(region >= sy::R_RECV_X && region <= sy::R_RECV_META,
                "sy_baseline_region: region " << region << " is not an output region (recvX, recvScales, recvMeta)");
@@ -135,7 +132,7 @@ int sy_baseline_region(const sy_baseline* bl, int region, void** ptr, uint64_t* 
 
 int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts) {
   return guard(bl, [&] {
-    SY_LIVE(bl, kBaselineMagic, "sy_baseline_counts: bl");
+    SY_HOLD(sy_baseline, bl, sy::Kind::kBaseline, "sy_baseline_counts: bl");
     SY_HANDLE(counts, "sy_baseline_counts: counts");
     *counts = bl->ctx.t.counts;
   });
@@ -143,7 +140,7 @@ int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts) {
 
 int sy_baseline_memory(const sy_baseline* bl, uint64_t* device_bytes) {
   return guard(bl, [&] {
-    SY_LIVE(bl, kBaselineMagic, "sy_baseline_memory: bl");
+    SY_HOLD(sy_baseline, bl, sy::Kind::kBaseline, "sy_baseline_memory: bl");
     SY_HANDLE(device_bytes, "sy_baseline_memory: device_bytes");
     *device_bytes = bl->deviceBytes;
   });

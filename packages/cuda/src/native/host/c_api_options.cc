@@ -63,8 +63,7 @@ int sy_runtime_create_with_options(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], 
     *out = nullptr;
     const sy_runtime_options o = readOptions(options);
     sy_runtime* rt = sy::createRuntime(unique_id, rank, ranks, device, o);
-    sy::trackHandle(rt);
-    *out = rt;
+    *out = static_cast<sy_runtime*>(sy::registerHandle(sy::Kind::kRuntime, std::shared_ptr<sy_runtime>(rt)));
   });
 }
 

@@ -10,6 +10,7 @@
 #include "../kernels/launch.h"
 #include "../kernels/signal.cuh"
 #include "error.h"
+#include "params_check.h"
 
 namespace sy {
 
@@ -60,28 +61,10 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
                             uint64_t timeoutNs) {
   SY_REQUIRE(rt != nullptr && rt->alive, "sy_endpoint_create: the runtime is NULL or destroyed");
   SY_REQUIRE(timeoutNs > 0, "sy_endpoint_create: timeout_ns is 0; every receive would time out at once");
-  SY_REQUIRE(params != nullptr && count == static_cast<size_t>(kParamCount),
-             "sy_endpoint_create: expected " << kParamCount << " parameters (core's PARAM_NAMES), got " << count);
+  validateParams(params, count, symmetricBytes, "sy_endpoint_create");
   SyParams p{};
   std::copy(params, params + kParamCount, p.v);
-  SY_REQUIRE(p.ranks() >= 1 && p.ranks() <= rt->ranks,
-             "sy_endpoint_create: config has " << p.ranks() << " ranks, the runtime " << rt->ranks);
-  SY_REQUIRE(p.localExperts() >= 1 && p.maxTokens() >= 1 && p.hidden() >= 1 && p.topK() >= 1 && p.dpSize() >= 1,
-             "sy_endpoint_create: a size parameter is 0");
-  SY_REQUIRE(p.experts() == p.ranks() * p.localExperts(),
-             "sy_endpoint_create: experts " << p.experts() << " != ranks x localExperts");
-  SY_REQUIRE(p.elemBytes() == 1 || p.elemBytes() == 2, "sy_endpoint_create: dispatchElemBytes must be 1 or 2");
-  SY_REQUIRE(!p.quantize() || p.hidden() % 128 == 0, "sy_endpoint_create: fp8 needs hidden % 128 == 0");
-  const int J = std::min(p.topK(), p.localExperts());
-  SY_REQUIRE(p.slotsPerRank() == J && p.routeWords() == 2 + 4 * J,
-             "sy_endpoint_create: slotsPerRank / routeWords are not core's (J = min(K, L) = " << J << ")");
-  for (int r = 0; r < R_REGION_COUNT; ++r) {
-    SY_REQUIRE(p.offset(r) % 256 == 0, "sy_endpoint_create: region " << kRegionNames[r] << " is not 256-aligned");
-    if (!p.isLocalRegion(r)) {
-      SY_REQUIRE(p.offset(r) + p.bytes(r) <= symmetricBytes,
-                 "sy_endpoint_create: region " << kRegionNames[r] << " ends past symmetricBytes " << symmetricBytes);
-    }
-  }
+  SY_REQUIRE(p.ranks() <= rt->ranks, "sy_endpoint_create: config has " << p.ranks() << " ranks, the runtime " << rt->ranks);
   // Refused before the collective allocation, from facts every rank shares.
   checkSupported(p);
   if (rt->forcePuts || rt->directPeers != rt->ranks) {
@@ -136,13 +119,11 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
   return ep;
 }
 
-namespace {
-
 /// Makes this endpoint's running kernels leave: every wait loop polls the error word (waitWord), so
 /// a non-zero code written from a stream of its own ends a receive (or the contiguous send's count
 /// wait) still waiting for a peer, instead of letting them run to their
 /// timeouts while destroy waits for the device.
-void abortKernels(sy_endpoint* ep) {
+void abortEndpoint(sy_endpoint* ep) {
   if (ep->ctx.state == nullptr) return;
   static const uint32_t kAborted = E_ABORTED;
   cudaStream_t s = nullptr;
@@ -155,12 +136,10 @@ void abortKernels(sy_endpoint* ep) {
   ignoreCuda(cudaStreamDestroy(s));
 }
 
-}  // namespace
-
 void destroyEndpoint(sy_endpoint* ep) {
   // Best effort: a failure here changes nothing for the caller, and must not be left for a later launch.
   if (ep->rt != nullptr) ignoreCuda(cudaSetDevice(ep->rt->device));
-  abortKernels(ep);
+  abortEndpoint(ep);
   ignoreCuda(cudaDeviceSynchronize());
   if (ep->alive && ep->rt != nullptr) --ep->rt->endpoints;
   freeStats(ep);

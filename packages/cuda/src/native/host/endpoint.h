@@ -11,7 +11,6 @@ constexpr uint32_t kEndpointMagic = 0x53594550;  // "SYEP"
 
 struct sy_endpoint {
   uint32_t magic = kEndpointMagic;
-  std::string lastError;
   sy_runtime* rt = nullptr;
   sy::SyCtx ctx{};
   uint64_t symmetricBytes = 0;
@@ -52,6 +51,9 @@ extern const char* const kRegionNames[R_REGION_COUNT];
 
 sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count, uint64_t symmetricBytes,
                             uint64_t timeoutNs);
+/// Makes the endpoint's running kernels leave at once (their waits see an abort); destroy runs it
+/// before waiting for calls in flight, so that a sy_endpoint_check blocked on the stream returns.
+void abortEndpoint(sy_endpoint* ep);
 void destroyEndpoint(sy_endpoint* ep);
 void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx,
                   const float* topkWeights, int T, cudaStream_t stream);

@@ -3,32 +3,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include <sstream>
-#include <stdexcept>
-#include <string>
-
-#include "switchyard_cuda.h"
+#include "status_error.h"
 
 namespace sy {
-
-class Error : public std::runtime_error {
- public:
-  Error(int status, const std::string& message) : std::runtime_error(message), status_(status) {}
-  int status() const { return status_; }
-
- private:
-  int status_;
-};
-
-inline std::string where(const char* file, int line) {
-  std::ostringstream s;
-  const char* base = file;
-  for (const char* c = file; *c; ++c) {
-    if (*c == '/') base = c + 1;
-  }
-  s << base << ":" << line << ": ";
-  return s.str();
-}
 
 /// A CUDA call whose failure is handled by its caller (reported, refused, or of no consequence in
 /// teardown): its error is taken out of this thread's last-error slot so that no later launch
@@ -61,13 +38,6 @@ inline bool stickyCudaError(cudaError_t e) {
 
 }  // namespace sy
 
-#define SY_THROW(status, msg)                                   \
-  do {                                                          \
-    std::ostringstream sy_msg_;                                 \
-    sy_msg_ << sy::where(__FILE__, __LINE__) << msg;            \
-    throw sy::Error((status), sy_msg_.str());                   \
-  } while (0)
-
 // A failed CUDA call also leaves its error in the runtime's per-thread last-error slot, and every
 // kernel launch here reports cudaGetLastError(): an error already reported as this call's status
 // must leave the slot, or the next good launch fails with it (an sy_graph_end_capture without a
@@ -83,10 +53,6 @@ inline bool stickyCudaError(cudaError_t e) {
     }                                                                                            \
   } while (0)
 
-#define SY_REQUIRE(cond, msg)                          \
-  do {                                                 \
-    if (!(cond)) SY_THROW(SY_ERR_INVALID_ARGUMENT, msg); \
-  } while (0)
 
 namespace sy {
 

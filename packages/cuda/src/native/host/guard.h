@@ -11,21 +11,8 @@
 #include "handles.h"
 #include "runtime.h"
 
+/// This thread's last failure (sy_last_error(NULL), and any handle not live).
 inline thread_local std::string tlsLastError;
-
-/// The last-error slot of a live handle (told apart by its magic), else (NULL, destroyed, unknown) this thread's.
-inline std::string* errorSlot(const void* handle) {
-  if (sy::liveHandle(handle)) {
-    const uint32_t magic = *static_cast<const uint32_t*>(handle);
-    if (magic == 0x53595254) return &const_cast<sy_runtime*>(static_cast<const sy_runtime*>(handle))->lastError;
-    if (magic == 0x53594550) return &const_cast<sy_endpoint*>(static_cast<const sy_endpoint*>(handle))->lastError;
-    if (magic == kNcclMagic) return &const_cast<sy_nccl*>(static_cast<const sy_nccl*>(handle))->lastError;
-    if (magic == kBaselineMagic) {
-      return &const_cast<sy_baseline*>(static_cast<const sy_baseline*>(handle))->lastError;
-    }
-  }
-  return &tlsLastError;
-}
 
 template <typename F>
 int guard(const void* handle, F&& body) {
@@ -33,19 +20,19 @@ int guard(const void* handle, F&& body) {
     body();
     return SY_OK;
   } catch (const sy::Error& e) {
-    *errorSlot(handle) = e.what();
     tlsLastError = e.what();
+    sy::setHandleError(handle, tlsLastError);
     return e.status();
   } catch (const std::exception& e) {
-    *errorSlot(handle) = std::string("internal error: ") + e.what();
-    tlsLastError = *errorSlot(handle);
+    tlsLastError = std::string("internal error: ") + e.what();
+    sy::setHandleError(handle, tlsLastError);
     return SY_ERR_INTERNAL;
   } catch (...) {
-    *errorSlot(handle) = "internal error: unknown exception";
-    tlsLastError = *errorSlot(handle);
+    tlsLastError = "internal error: unknown exception";
+    sy::setHandleError(handle, tlsLastError);
     return SY_ERR_INTERNAL;
   }
 }
 
-/// An out-parameter or other pointer argument that must not be NULL (handles use SY_LIVE).
+/// An out-parameter or other pointer argument that must not be NULL (handles use SY_HOLD).
 #define SY_HANDLE(h, what) SY_REQUIRE((h) != nullptr, what " is NULL")

@@ -8,7 +8,6 @@ constexpr uint32_t kRuntimeMagic = 0x53595254;  // "SYRT"
 
 struct sy_runtime {
   uint32_t magic = kRuntimeMagic;
-  std::string lastError;
   int rank = 0;
   int ranks = 0;
   int device = 0;

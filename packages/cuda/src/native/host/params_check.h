@@ -1,0 +1,14 @@
+// Validation of the parameter block sy_endpoint_create takes (core's layoutParams), host only:
+// no CUDA call, so CPU tests run it (test/native/host/params_check_test.cc).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace sy {
+
+/// Throws SY_ERR_INVALID_ARGUMENT naming the first parameter at fault unless `params` (`count`
+/// values) is exactly the block the C layout computes from its own scalars, and every symmetric
+/// region ends within `symmetricBytes`. `call` starts the message.
+void validateParams(const uint64_t* params, size_t count, uint64_t symmetricBytes, const char* call);
+
+}  // namespace sy
