@@ -23,7 +23,7 @@ import { CudaSession } from "./session.js";
  * asked for (SWITCHYARD_CUDA_RANKS_PER_GPU, launcher option ranksPerGpu), so at most visible GPUs
  * times that many ranks. topK at most 32 (a token's slots are one warp's lanes).
  * The contiguous layout and the stats were gated behind environment switches until device runs
- * proved them (results/2026-11-21-v1.md, 2026-11-21-v3.md).
+ * proved them (results/2026-11-21-v1, results/2026-11-21-v3).
  */
 export function cudaCapabilities(gpus = visibleGpuCount() * ranksPerGpu()): Capabilities {
   return Object.freeze({

@@ -6,7 +6,7 @@
  *   node dist/cli.js baseline [--ranks N] [--json out.json]   the NCCL baseline against core's reference
  *   node dist/cli.js deepseek [--ranks 4] [--replays 200] [--json out.json]
  *   node dist/cli.js bench ...                                  same as `switchyard bench ...`
- *   node dist/cli.js faults | soak | cycles | abi-fuzz | fuzz ...   issue 6 (checks/commands.ts)
+ *   node dist/cli.js faults | soak | cycles | abi-fuzz | fuzz ...   robustness (checks/commands.ts)
  * Prints a table last; exits 1 if any check failed.
  */
 import { writeFileSync } from "node:fs";

@@ -2,7 +2,7 @@ import { type LayoutKind, UnsupportedError } from "@switchyard/core";
 
 /**
  * The layouts this backend runs: both passed the conformance suite on GPUs (contiguous at 2 and
- * 4 ranks, results/2026-11-21-v1.md), so both are declared in capabilities and accepted by
+ * 4 ranks, results/2026-11-21-v1), so both are declared in capabilities and accepted by
  * `createSession` and `RankEndpoint.create`.
  */
 export const CUDA_LAYOUTS: readonly LayoutKind[] = Object.freeze(["masked", "contiguous"] as const);

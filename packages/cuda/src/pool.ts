@@ -24,7 +24,7 @@ export function heapSizeFor(bytes: number): number {
  * A healthy worker group of exactly `ranks` workers whose heap fits `symmetricBytes` (or, with
  * `worldRanks` > `ranks`, of at least `ranks`: config rank r runs on worker r and the others only
  * join the collective allocation as bystanders. The backend does not use that yet: it was not
- * verified on a GPU machine, see NOTES.md).
+ * verified on a GPU machine, see results/2026-11-21-checks/README.md, run 5).
  */
 export async function acquireGroup(
   ranks: number,

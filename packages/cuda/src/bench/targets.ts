@@ -1,6 +1,6 @@
 import type { BenchReport, PointResult } from "./report.js";
 
-/** One of issue 5's targets, checked against a report. */
+/** One of the bench's performance targets, checked against a report. */
 export interface TargetCheck {
   target: string;
   measured: string;

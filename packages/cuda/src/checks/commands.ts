@@ -17,7 +17,7 @@ function num(arg: ArgReader, name: string, fallback: number): number {
 }
 
 /**
- * Issue 6's GPU checks (README "Faults, bad input, long runs"); each prints its table and returns
+ * The robustness checks on a GPU (README "Faults, bad input, long runs"); each prints its table and returns
  * ok plus the JSON report:
  *   faults   [--ranks N] [--timeout-ms 1000]       a rank killed / stalled in each phase, recovery
  *   soak     [--steps 100000] [--ranks N] [--sets 64] [--chunk 2500] [--max-seconds S]

@@ -182,7 +182,7 @@ __device__ inline void storePiece(const SyParams& p, const uint8_t* x, const flo
 }
 
 /// Pieces [p0, p1) of token t, one after the other (loads of a piece, then its stores: a second
-/// register buffer to overlap them spilled and measured slower, NOTES.md).
+/// register buffer to overlap them spilled and measured slower, docs/design.md).
 template <typename Each>
 __device__ inline void sendPieces(const SyParams& p, const uint8_t* x, const float* xScales, int t, int p0, int p1,
                                   int lane, Each each) {
