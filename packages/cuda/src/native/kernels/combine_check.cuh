@@ -74,6 +74,9 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   if (threadIdx.x == 0) s.bad = R;
   __syncthreads();
   int used = 0;
+  // Runs of one owner are counted in registers and added once (at one rank every slot has owner 0:
+  // one shared atomic a thread instead of one a slot, all on the same word).
+  int runOwner = -1, runCount = 0;
   for (int t = threadIdx.x; t < T; t += kThreads) {
     const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
     for (int k = 0; k < K; ++k) {
@@ -84,9 +87,15 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
       for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == owner);
       if (!first) continue;
       ++used;
-      if (perPeer && owner < R) atomicAdd(&s.used[owner], 1);
+      if (owner != runOwner) {
+        if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
+        runOwner = owner;
+        runCount = 0;
+      }
+      ++runCount;
     }
   }
+  if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
   received = blockSumOf<kThreads>(received, s.scratch);  // its barriers publish `used` and `announced`
   used = blockSumOf<kThreads>(used, s.scratch);
   if (perPeer && !hasError(c.state)) {

@@ -52,33 +52,49 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     const uint64_t items = static_cast<uint64_t>(sRecStart[R]) * spans;
     const uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
     const bool vec = (H % 8) == 0 && (reinterpret_cast<uint64_t>(expertOut) & 15) == 0;
-    for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; item < items;
-         item += static_cast<uint64_t>(gridDim.x) * kWarps) {
-      const int q = static_cast<int>(item / spans);
-      const int span = static_cast<int>(item % spans);
-      const int c0 = span * chunks / spans, c1 = (span + 1) * chunks / spans;
-      int s = 0;
+    // A record's head and this lane's entry, loaded one item ahead: the next record's loads are
+    // in flight while this record is summed (its decode is a dependent global load otherwise).
+    struct Rec {
+      int t, n, s, c0, c1, ee, idx;
+      float w;
+    };
+    const auto fetch = [&](uint64_t it) {
+      Rec r{0, 0, 0, 0, 0, 0, 0, 0.0f};
+      if (it >= items) return r;
+      const int q = static_cast<int>(it / spans);
+      const int span = static_cast<int>(it % spans);
+      r.c0 = span * chunks / spans;
+      r.c1 = (span + 1) * chunks / spans;
       for (int lo = 0, hi = R - 1; lo <= hi;) {
         const int mid = (lo + hi) / 2;
         if (sRecStart[mid] <= q) {
-          s = mid;
+          r.s = mid;
           lo = mid + 1;
         } else {
           hi = mid - 1;
         }
       }
-      const int j = q - sRecStart[s];
+      const int j = q - sRecStart[r.s];
       // The record: head and this lane's entry loaded together (entries past n are never used).
-      const int32_t* rec = reinterpret_cast<const int32_t*>(routes) + (static_cast<uint64_t>(s) * M + j) * W;
-      const int t = rec[0], n = rec[1];
-      int ee = 0, idx = 0;
-      float w = 0.0f;
+      const int32_t* rec = reinterpret_cast<const int32_t*>(routes) + (static_cast<uint64_t>(r.s) * M + j) * W;
+      r.t = rec[0];
+      r.n = rec[1];
       if (lane < p.slotsPerRank()) {
         const int32_t* e = rec + 2 + 4 * lane;
-        ee = e[0];
-        idx = e[2];
-        w = __int_as_float(e[3]);
+        r.ee = e[0];
+        r.idx = e[2];
+        r.w = __int_as_float(e[3]);
       }
+      return r;
+    };
+    const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
+    uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp;
+    Rec next = fetch(item);
+    for (; item < items; item += stride) {
+      const Rec cur = next;
+      next = fetch(item + stride);
+      const int t = cur.t, n = cur.n, s = cur.s, c0 = cur.c0, c1 = cur.c1, ee = cur.ee, idx = cur.idx;
+      float w = cur.w;
       const uint64_t row = lane < n ? static_cast<uint64_t>(c.t.pairStart[ee * R + s] + idx) : 0;
       if (lane >= n) w = 0.0f;
       const int group = s / dp * dp;
