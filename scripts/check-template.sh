@@ -21,7 +21,7 @@ done
 step "packing @switchyard/core and @switchyard/conformance"
 npm pack --silent --pack-destination "$work" -w @switchyard/core -w @switchyard/conformance >/dev/null
 # The other public packages must pack too (their install needs a GPU or Dawn, so only packed here).
-for p in webgpu-ref cuda; do
+for p in webgpu-ref cuda cuda-rig; do
   npm pack --dry-run --silent -w "@switchyard/$p" >/dev/null 2>&1 || { echo "check-template: @switchyard/$p does not pack" >&2; exit 1; }
 done
 

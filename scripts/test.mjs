@@ -40,6 +40,7 @@ for (const dir of [
   "packages/conformance",
   "packages/webgpu-ref",
   "packages/cuda",
+  "packages/cuda-rig",
   "templates/backend",
 ])
   rmSync(join(root, dir, REPORT), { force: true });

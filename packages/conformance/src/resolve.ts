@@ -7,7 +7,7 @@ import { type Backend, referenceBackend } from "@switchyard/core";
 export const NAMED_BACKENDS: Readonly<Record<string, { module: string; exportName: string } | null>> = {
   reference: null,
   webgpu: { module: "@switchyard/webgpu-ref", exportName: "webgpuBackend" },
-  cuda: { module: "@switchyard/cuda", exportName: "cudaBackend" },
+  cuda: { module: "@switchyard/cuda-rig", exportName: "cudaBackend" },
 };
 
 /** Thrown when a backend module cannot be loaded or exports no backend. */
@@ -53,7 +53,7 @@ function knownNames(): string {
 
 /**
  * Finds a backend by name or module: `reference` (core's reference backend), `webgpu`
- * (`webgpuBackend` of @switchyard/webgpu-ref), `cuda` (`cudaBackend` of @switchyard/cuda), or a
+ * (`webgpuBackend` of @switchyard/webgpu-ref), `cuda` (`cudaBackend` of @switchyard/cuda-rig), or a
  * module path / package whose export `backend` is a Backend or `createBackend()` returns one
  * (the default export may be either). Throws `BackendLoadError` saying what to do otherwise.
  */

@@ -1,9 +1,9 @@
 import type { CliIo } from "./io.js";
 
 /** The package that owns the benchmark; a variable so TypeScript does not need it installed. */
-const CUDA_PACKAGE = "@switchyard/cuda";
+const CUDA_PACKAGE = "@switchyard/cuda-rig";
 
-/** `switchyard bench ...`: hands over to `runBench(argv)` of @switchyard/cuda when it has one. */
+/** `switchyard bench ...`: hands over to `runBench(argv)` of @switchyard/cuda-rig when it has one. */
 export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   let mod: Record<string, unknown>;
   try {

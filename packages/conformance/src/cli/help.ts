@@ -21,7 +21,7 @@ usage:
       130 / 143 interrupted by SIGINT / SIGTERM (after printing and writing what finished)
   switchyard demo [...]     one MoE step on a backend, checked against the reference
                             (\`switchyard demo --help\` for its flags)
-  switchyard bench [...]    latency / bandwidth tables (from @switchyard/cuda)
+  switchyard bench [...]    latency / bandwidth tables (from @switchyard/cuda-rig)
   switchyard --version      the version
   switchyard --help         this text
 `;

@@ -1,0 +1,20 @@
+// @switchyard/cuda-rig: what tests and measures @switchyard/cuda. The world-level session adapter
+// (the conformance suite's "cuda" backend: one worker process per rank), the launcher and pool, the
+// GPU checks, the benchmark, the fault hooks and the fuzz drivers. The product lives in
+// @switchyard/cuda.
+export { cudaBackend, cudaCapabilities, cudaUnavailableReason } from "./backend.js";
+export { BENCH_USAGE, type BenchOptions, parseBenchArgs } from "./bench/args.js";
+export type { BenchReport, PointResult } from "./bench/report.js";
+export { type BenchIo, runBench } from "./bench/run.js";
+export { renderSvg } from "./bench/svg.js";
+export { type LaunchOptions, WorkerGroup } from "./launcher.js";
+export { drainPool } from "./pool.js";
+
+import { cudaBackend } from "./backend.js";
+
+/** The conformance CLI's provider hook: `--backend @switchyard/cuda-rig`. */
+export const backend = cudaBackend;
+export function create() {
+  return cudaBackend;
+}
+export default cudaBackend;
