@@ -1,5 +1,5 @@
-import { formatFailure } from "../format.js";
-import type { PropertyResult } from "../types.js";
+import type { PropertyResult } from "@switchyard/conformance";
+import { formatFailure } from "@switchyard/conformance";
 
 /**
  * Problem lines that differ only in their rank ("rank 3 token 0 ...", "rank 4 token 0 ...", as

@@ -1,4 +1,4 @@
-import type { Interruption, ProgressEvent } from "../types.js";
+import type { Interruption, ProgressEvent } from "@switchyard/conformance";
 import type { CliIo } from "./io.js";
 
 /** In a log, a property running longer than this prints a progress line this often (at its next run). */

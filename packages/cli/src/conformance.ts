@@ -1,13 +1,15 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { ConformanceOptions, ConformanceReport } from "@switchyard/conformance";
+import {
+  formatTable,
+  PROPERTIES,
+  runConformance,
+  selectProperties,
+  validateCapabilities,
+} from "@switchyard/conformance";
 import type { Backend } from "@switchyard/core";
-import { validateCapabilities } from "../capabilities.js";
-import { formatTable } from "../format.js";
-import { PROPERTIES } from "../properties/index.js";
-import { runConformance } from "../run.js";
-import { selectProperties } from "../select.js";
-import type { ConformanceOptions, ConformanceReport } from "../types.js";
 import { loadBackend, unavailableReason } from "./backend.js";
 import { formatFailures } from "./failures.js";
 import { type CliIo, INTERRUPT_STATUS, type InterruptSignal } from "./io.js";

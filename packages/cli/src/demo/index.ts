@@ -1,14 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { demoInputs, runDemoStep, validateCapabilities } from "@switchyard/conformance";
 import { type Backend, BackendUnavailableError, computeLayout, describeLayout } from "@switchyard/core";
-import { validateCapabilities } from "../capabilities.js";
-import { loadBackend, unavailableReason } from "../cli/backend.js";
-import type { CliIo } from "../cli/io.js";
-import { checkWritable } from "../cli/usage.js";
+import { loadBackend, unavailableReason } from "../backend.js";
+import type { CliIo } from "../io.js";
+import { checkWritable } from "../usage.js";
 import { demoConfig } from "./flags.js";
 import { renderDemoSvg } from "./picture.js";
-import { demoInputs, runDemoStep } from "./step.js";
 
 const HELP = `switchyard demo: one MoE step on a backend, checked against the reference
 

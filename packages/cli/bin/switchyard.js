@@ -9,10 +9,10 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const DAWN_NOTICE = /^Warning: \w+ artificially reduced from \d+ to \d+/;
-const main = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 if (process.env.SWITCHYARD_CLI_CHILD === "1") {
-  import("../dist/cli/main.js").catch((error) => {
+  import("../dist/main.js").catch((error) => {
     if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes(main)) {
       console.error(
         "switchyard: the packages are not built yet; run `npx turbo run build` (or bash scripts/setup.sh) first",

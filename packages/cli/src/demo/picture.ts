@@ -1,5 +1,5 @@
+import type { DemoOutcome } from "@switchyard/conformance";
 import { computeLayout, type EpConfig } from "@switchyard/core";
-import type { DemoOutcome } from "./step.js";
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
 

@@ -1,12 +1,12 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ConformanceReport } from "@switchyard/conformance";
+import { PROPERTIES } from "@switchyard/conformance";
 import { describe, expect, it } from "vitest";
-import { PROGRESS_INTERVAL_MS } from "../src/cli/conformance.js";
-import type { CliIo, InterruptSignal } from "../src/cli/io.js";
-import { runCli } from "../src/cli/run.js";
-import type { ConformanceReport } from "../src/index.js";
-import { PROPERTIES } from "../src/properties/index.js";
+import { PROGRESS_INTERVAL_MS } from "../src/conformance.js";
+import type { CliIo, InterruptSignal } from "../src/io.js";
+import { runCli } from "../src/run.js";
 
 interface Captured extends CliIo {
   stdout: string;
@@ -236,7 +236,7 @@ describe("switchyard command line: what it prints", () => {
   });
 
   it("problem lines that differ only in the rank are one line naming the ranks", async () => {
-    const { collapseRanks } = await import("../src/cli/failures.js");
+    const { collapseRanks } = await import("../src/failures.js");
     const error = [
       "2 problem(s)",
       "  rank 3 token 0: y = 1",

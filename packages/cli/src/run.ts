@@ -1,6 +1,6 @@
-import { runDemo } from "../demo/index.js";
 import { benchCommand } from "./bench.js";
 import { conformanceCommand } from "./conformance.js";
+import { runDemo } from "./demo/index.js";
 import { USAGE } from "./help.js";
 import { type CliIo, processIo } from "./io.js";
 import { packageVersion } from "./version.js";

@@ -1,7 +1,7 @@
+import { demoInputs, runDemoStep } from "@switchyard/conformance";
 import { defineConfig, referenceBackend } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
 import { charWidth, FONT, renderDemoSvg } from "../src/demo/picture.js";
-import { demoInputs, runDemoStep } from "../src/demo/step.js";
 
 interface Box {
   text: string;

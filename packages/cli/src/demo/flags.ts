@@ -1,5 +1,5 @@
 import { ConfigError, defineConfig, type EpConfig } from "@switchyard/core";
-import { integerFlag, UsageError } from "../cli/usage.js";
+import { integerFlag, UsageError } from "../usage.js";
 
 /** The demo's flag for each config field, so errors speak of what the user typed. */
 const FLAG_OF: Record<string, string> = {

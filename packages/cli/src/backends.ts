@@ -1,0 +1,49 @@
+import { type Backend, referenceBackend } from "@switchyard/core";
+
+/**
+ * The project's backends that `--backend` knows by name. Each entry names its package and loads
+ * it with `import()` of that literal name, only when asked for: the backends are optional
+ * dependencies of this package (Dawn or a CUDA build may be missing where the command runs), so a
+ * backend that cannot load turns into an unavailable backend with the reason instead of a CLI that
+ * cannot start. Nothing imports this package back: the graph is cli -> conformance -> core and
+ * cli -> backend -> core.
+ */
+export interface NamedBackend {
+  /** The package the backend lives in. */
+  readonly package: string;
+  /** The backend; `variant` is the part after `name:` in `--backend name:variant`, or undefined. */
+  load(variant: string | undefined): Promise<Backend>;
+}
+
+export const NAMED_BACKENDS: Readonly<Record<string, NamedBackend>> = Object.freeze({
+  reference: {
+    package: "@switchyard/core",
+    load: async (variant: string | undefined) => {
+      noVariants("reference", variant);
+      return referenceBackend;
+    },
+  },
+  webgpu: {
+    package: "@switchyard/webgpu-ref",
+    load: async (variant: string | undefined) => {
+      noVariants("webgpu", variant);
+      return (await import("@switchyard/webgpu-ref")).webgpuBackend;
+    },
+  },
+  cuda: {
+    package: "@switchyard/cuda-rig",
+    load: async (variant: string | undefined) => {
+      noVariants("cuda", variant);
+      return (await import("@switchyard/cuda-rig")).cudaBackend;
+    },
+  },
+});
+
+function noVariants(name: string, variant: string | undefined): void {
+  if (variant !== undefined) throw new UnknownVariantError(`backend ${name} has no variant "${variant}"`);
+}
+
+/** A `--backend name:variant` whose variant the backend does not have. */
+export class UnknownVariantError extends Error {
+  override name = "UsageError";
+}
