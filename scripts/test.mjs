@@ -41,6 +41,7 @@ for (const dir of [
   "packages/webgpu-ref",
   "packages/cuda",
   "packages/cuda-rig",
+  "packages/cli",
   "templates/backend",
 ])
   rmSync(join(root, dir, REPORT), { force: true });

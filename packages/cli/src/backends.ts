@@ -33,11 +33,29 @@ export const NAMED_BACKENDS: Readonly<Record<string, NamedBackend>> = Object.fre
   cuda: {
     package: "@switchyard/cuda-rig",
     load: async (variant: string | undefined) => {
-      noVariants("cuda", variant);
-      return (await import("@switchyard/cuda-rig")).cudaBackend;
+      const rig = await import("@switchyard/cuda-rig");
+      const options = cudaOptions(rig);
+      try {
+        return rig.cudaVariant(variant, options);
+      } catch (e) {
+        if (e instanceof RangeError) throw new UnknownVariantError(e.message);
+        throw e;
+      }
     },
   },
 });
+
+/**
+ * The rig's options from this process's environment (SWITCHYARD_CUDA_OUTPUT,
+ * SWITCHYARD_CUDA_RANKS_PER_GPU, SWITCHYARD_TRANSPORT, SWITCHYARD_CUDA_POINTER_CHECKS,
+ * SWITCHYARD_CONTIGUOUS_BLOCKS), also made the rig's launch defaults (bench). The command line is
+ * where environment variables are read; the backends take options.
+ */
+export function cudaOptions(rig: typeof import("@switchyard/cuda-rig")) {
+  const options = rig.cudaOptionsFromEnv(process.env);
+  rig.setLaunchDefaults({ ranksPerGpu: options.ranksPerGpu, native: options.runtime });
+  return options;
+}
 
 function noVariants(name: string, variant: string | undefined): void {
   if (variant !== undefined) throw new UnknownVariantError(`backend ${name} has no variant "${variant}"`);

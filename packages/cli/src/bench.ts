@@ -1,10 +1,13 @@
+import { cudaOptions } from "./backends.js";
 import type { CliIo } from "./io.js";
 
 /** `switchyard bench ...`: hands over to `runBench(argv)` of @switchyard/cuda-rig (an optional dependency). */
 export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   let runBench: (argv: string[]) => Promise<unknown>;
   try {
-    ({ runBench } = await import("@switchyard/cuda-rig"));
+    const rig = await import("@switchyard/cuda-rig");
+    cudaOptions(rig);
+    runBench = rig.runBench;
   } catch (e) {
     io.err(
       `bench: cannot load @switchyard/cuda-rig (${e instanceof Error ? e.message : String(e)}); ` +

@@ -7,7 +7,8 @@
  *   node dist/cli.js deepseek [--ranks 4] [--replays 200] [--json out.json]
  *   node dist/cli.js bench ...                                  same as `switchyard bench ...`
  *   node dist/cli.js faults | soak | cycles | abi-fuzz | fuzz ...   issue 6 (checks/commands.ts)
- * Prints a table last; exits 1 if any check failed.
+ * Prints a table last; exits 1 if any check failed. Reads SWITCHYARD_CUDA_RANKS_PER_GPU and the
+ * runtime variables (cudaOptionsFromEnv) once, here.
  */
 import { writeFileSync } from "node:fs";
 import type { EpConfig } from "@switchyard/core";
@@ -17,6 +18,8 @@ import { runBaselineChecks } from "./checks/baselineRun.js";
 import { issue6Command } from "./checks/commands.js";
 import { baselineConfigs, checkConfigs } from "./checks/configs.js";
 import { deepSeekConfig, median, runGraphCheck, runTimeoutChecks } from "./checks/run.js";
+import { setLaunchDefaults } from "./launcher.js";
+import { cudaOptionsFromEnv } from "./options.js";
 import { drainPool } from "./pool.js";
 
 function arg(name: string, fallback: string): string {
@@ -117,6 +120,10 @@ async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; 
 }
 
 async function main(): Promise<void> {
+  // The one place this package reads the environment: ranks per GPU and the runtime options
+  // every worker it launches (checks, bench, fuzz) is created with.
+  const env = cudaOptionsFromEnv(process.env);
+  setLaunchDefaults({ ranksPerGpu: env.ranksPerGpu, native: env.runtime });
   const cmd = process.argv[2] ?? "checks";
   if (cmd === "bench") {
     process.exit(await runBench(process.argv.slice(3)));

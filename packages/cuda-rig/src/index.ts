@@ -7,14 +7,25 @@ export { BENCH_USAGE, type BenchOptions, parseBenchArgs } from "./bench/args.js"
 export type { BenchReport, PointResult } from "./bench/report.js";
 export { type BenchIo, runBench } from "./bench/run.js";
 export { renderSvg } from "./bench/svg.js";
-export { type LaunchOptions, WorkerGroup } from "./launcher.js";
+export {
+  type LaunchDefaults,
+  type LaunchOptions,
+  launchDefaults,
+  setLaunchDefaults,
+  WorkerGroup,
+} from "./launcher.js";
+export {
+  CUDA_VARIANTS,
+  type CudaBackendOptions,
+  cudaOptionsFromEnv,
+  mergeCudaOptions,
+} from "./options.js";
 export { drainPool } from "./pool.js";
+export { cudaVariant } from "./variant.js";
 
 import { cudaBackend } from "./backend.js";
 
-/** The conformance CLI's provider hook: `--backend @switchyard/cuda-rig`. */
-export const backend = cudaBackend;
-export function create() {
-  return cudaBackend;
+/** The conformance CLI's provider hook (`--backend @switchyard/cuda-rig`): the backend with default options. */
+export function createBackend() {
+  return cudaBackend();
 }
-export default cudaBackend;

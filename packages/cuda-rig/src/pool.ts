@@ -1,3 +1,4 @@
+import type { NativeRuntimeOptions } from "@switchyard/cuda";
 import { WorkerGroup } from "./launcher.js";
 
 /**
@@ -8,10 +9,12 @@ import { WorkerGroup } from "./launcher.js";
 interface Idle {
   group: WorkerGroup;
   heapBytes: number;
+  /** The launch options the group was started with (JSON). */
+  key: string;
 }
 
 const idle: Idle[] = [];
-const busy = new Map<WorkerGroup, number>();
+const busy = new Map<WorkerGroup, { heapBytes: number; key: string }>();
 
 /** NVSHMEM_SYMMETRIC_SIZE for a group that must hold `bytes` of symmetric buffers (and staging). */
 export function heapSizeFor(bytes: number): number {
@@ -31,16 +34,20 @@ export async function acquireGroup(
   symmetricBytes: number,
   worldRanks = ranks,
   env: Record<string, string> = {},
+  launch: { ranksPerGpu?: number; native?: NativeRuntimeOptions } = {},
 ): Promise<WorkerGroup> {
+  // Groups started with other launch options (ranks per GPU, runtime options) are not reused.
+  const key = JSON.stringify([launch.ranksPerGpu ?? null, launch.native ?? null]);
   const i = idle.findIndex(
     (g) =>
+      g.key === key &&
       (worldRanks > ranks ? g.group.ranks >= ranks : g.group.ranks === ranks) &&
       g.heapBytes >= heapSizeFor(symmetricBytes) &&
       !g.group.failure,
   );
   if (i >= 0) {
     const [{ group, heapBytes }] = idle.splice(i, 1);
-    busy.set(group, heapBytes);
+    busy.set(group, { heapBytes, key });
     group.ref(true);
     return group;
   }
@@ -56,19 +63,20 @@ export async function acquireGroup(
   const userHeap = process.env.NVSHMEM_SYMMETRIC_SIZE;
   const heapBytes = userHeap ? Number.POSITIVE_INFINITY : heapSizeFor(symmetricBytes);
   const group = await WorkerGroup.launch({
+    ...launch,
     ranks: Math.max(ranks, worldRanks),
     env: userHeap ? env : { NVSHMEM_SYMMETRIC_SIZE: String(heapBytes), ...env },
   });
-  busy.set(group, heapBytes);
+  busy.set(group, { heapBytes, key });
   return group;
 }
 
 export async function releaseGroup(group: WorkerGroup, healthy: boolean): Promise<void> {
-  const heapBytes = busy.get(group) ?? 0;
+  const { heapBytes, key } = busy.get(group) ?? { heapBytes: 0, key: "" };
   busy.delete(group);
   if (healthy && !group.failure) {
     group.ref(false);
-    idle.push({ group, heapBytes });
+    idle.push({ group, heapBytes, key });
   } else {
     await group.close();
   }

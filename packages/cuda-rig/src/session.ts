@@ -13,6 +13,7 @@ import {
   validateExpertOut,
   validateRank,
 } from "@switchyard/core";
+import type { OutputMode } from "@switchyard/cuda";
 import type { WorkerGroup } from "./launcher.js";
 import { releaseGroup } from "./pool.js";
 import { RankQueue } from "./rankQueue.js";
@@ -37,6 +38,8 @@ const RECOVERABLE = new Set(["TimeoutError", "ProtocolError"]);
 export interface CudaSessionOptions {
   /** Ask the workers for the kernels' per-peer counters and wait stamps. */
   stats?: boolean;
+  /** Each rank's endpoint output mode (RankEndpoint's `output`); default worst-case. */
+  output?: OutputMode;
   /** Where the workers go on destroy (default: back to the pool, or closed if they cannot be reused). */
   release?: (group: WorkerGroup, healthy: boolean) => Promise<void>;
 }
@@ -86,7 +89,12 @@ export class CudaSession implements Session {
   ): Promise<CudaSession> {
     const s = new CudaSession(config, group, timeoutMs, options);
     const stats = options.stats === true;
-    await group.all("open", () => ({ session: s.id, config, timeoutMs, stats }), s.ipcTimeoutMs + 60_000);
+    const output = options.output;
+    await group.all(
+      "open",
+      () => ({ session: s.id, config, timeoutMs, stats, output }),
+      s.ipcTimeoutMs + 60_000,
+    );
     return s;
   }
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { cudaBackend, cudaCapabilities } from "../src/backend.js";
 
 /** Why the backend cannot run here; null on a GPU machine with the addon built (gpu.test.ts runs there). */
-const reason = await cudaBackend.unavailableReason();
+const reason = await cudaBackend().unavailableReason();
 const onGpu = reason === null ? " (skipped: the backend runs here; gpu.test.ts covers it)" : "";
 
 describe("cudaBackend without a GPU build", () => {
@@ -28,7 +28,7 @@ describe("cudaBackend without a GPU build", () => {
   });
 
   it("unavailableReason answers (string or null) without throwing", async () => {
-    const reason = await cudaBackend.unavailableReason();
+    const reason = await cudaBackend().unavailableReason();
     expect(reason === null || typeof reason === "string").toBe(true);
   });
 
@@ -45,7 +45,7 @@ describe("cudaBackend without a GPU build", () => {
   it("createSession refuses an unknown layout before anything starts", async () => {
     const config = defineConfig({ ranks: 2, experts: 4, topK: 2, hidden: 64, maxTokensPerRank: 4 });
     const unknown = { ...config, layout: "blocked" } as unknown as EpConfig;
-    await expect(cudaBackend.createSession(unknown)).rejects.toThrow(/blocked/);
+    await expect(cudaBackend().createSession(unknown)).rejects.toThrow(/blocked/);
   });
 
   it.skipIf(reason === null)(
@@ -59,7 +59,9 @@ describe("cudaBackend without a GPU build", () => {
         maxTokensPerRank: 4,
         layout: "contiguous",
       });
-      const e = await cudaBackend.createSession(config).catch((x) => x);
+      const e = await cudaBackend()
+        .createSession(config)
+        .catch((x) => x);
       expect(e).not.toBeInstanceOf(UnsupportedError);
       expect(e).toBeInstanceOf(BackendUnavailableError);
     },
@@ -69,7 +71,9 @@ describe("cudaBackend without a GPU build", () => {
     `reports itself unavailable with the reason when it cannot run here${onGpu}`,
     async () => {
       const config = defineConfig({ ranks: 1, experts: 2, topK: 1, hidden: 64, maxTokensPerRank: 4 });
-      const e = await cudaBackend.createSession(config).catch((x) => x);
+      const e = await cudaBackend()
+        .createSession(config)
+        .catch((x) => x);
       expect(e).toBeInstanceOf(BackendUnavailableError);
       expect(e.message).toContain(reason as string);
     },

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { cudaBackend } from "../src/backend.js";
 import { runTsFuzz } from "../src/checks/tsFuzz.js";
 
-const reason = await cudaBackend.unavailableReason();
+const reason = await cudaBackend().unavailableReason();
 const skip = reason;
 const title = (t: string) => (skip ? `${t} (skipped: ${skip})` : t);
 

@@ -10,7 +10,7 @@ import { cudaBackend } from "../src/backend.js";
 import { runGraphCheck, runTimeoutChecks } from "../src/checks/run.js";
 import { drainPool } from "../src/pool.js";
 
-const reason = await cudaBackend.unavailableReason();
+const reason = await cudaBackend().unavailableReason();
 const twoGpus = reason ?? (visibleGpuCount() < 2 ? "fewer than 2 GPUs visible" : null);
 const title = (t: string) => (twoGpus ? `${t} (skipped: ${twoGpus})` : t);
 
@@ -64,7 +64,7 @@ describe("cuda backend on GPUs", () => {
   it.skipIf(twoGpus !== null)(
     title("the conformance suite passes"),
     async () => {
-      const report = await runConformance(cudaBackend, { numRuns: 5 });
+      const report = await runConformance(cudaBackend(), { numRuns: 5 });
       await drainPool();
       expect(report.results.filter((r) => r.status === "fail").map((r) => r.name)).toEqual([]);
     },

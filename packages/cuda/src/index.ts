@@ -44,7 +44,7 @@ export {
   tryLoad,
 } from "./native/loader.js";
 export type * from "./native/types.js";
-export { OUTPUT_ENV, type OutputMode, outputModeFor } from "./output.js";
+export { OUTPUT_ENV, type OutputMode, outputModeFor, parseOutputMode } from "./output.js";
 export { packParams } from "./params.js";
 export {
   type FetchOptions,

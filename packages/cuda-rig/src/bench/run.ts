@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ranksPerGpu, visibleGpuCount } from "@switchyard/cuda";
+import { visibleGpuCount } from "@switchyard/cuda";
 import { cudaUnavailableReason } from "../backend.js";
-import { WorkerGroup } from "../launcher.js";
+import { launchDefaults, WorkerGroup } from "../launcher.js";
 import { BENCH_USAGE, type BenchOptions, BenchUsageError, parseBenchArgs } from "./args.js";
 import { aggregate, type BenchPoint, failedPoint, heapBytesFor, planPoints } from "./plan.js";
 import { Progress, type ProgressSink } from "./progress.js";
@@ -137,7 +137,7 @@ export async function runBench(
   }
   const gpus = hooks.gpus ?? visibleGpuCount();
   const ranks = o.ranks ?? gpus;
-  if (ranks < 1 || ranks > gpus * ranksPerGpu() || o.experts % ranks !== 0) {
+  if (ranks < 1 || ranks > gpus * launchDefaults().ranksPerGpu || o.experts % ranks !== 0) {
     io.err(
       `switchyard bench: ${ranks} ranks with ${gpus} visible GPUs and ${o.experts} experts is not possible\n`,
     );

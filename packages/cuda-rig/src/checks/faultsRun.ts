@@ -14,13 +14,13 @@ export interface FaultsOptions extends Omit<FaultCaseOptions, "recover"> {
 }
 
 /**
- * After a fault: a session made the way users make one (cudaBackend.createSession, a fresh pooled
+ * After a fault: a session made the way users make one (cudaBackend().createSession, a fresh pooled
  * world on the same GPUs) runs one step checked bit for bit against core's reference.
  */
 export async function recoverWithBackend(config: EpConfig, seed = 700): Promise<RecoveryOutcome> {
   const t0 = Date.now();
   try {
-    const session = await cudaBackend.createSession(config, { timeoutMs: 10_000 });
+    const session = await cudaBackend().createSession(config, { timeoutMs: 10_000 });
     let errors: string[];
     try {
       errors = await checkedStep(session, config, seed);

@@ -96,7 +96,7 @@ export async function runTimeoutChecks(
     }
   };
   {
-    const s = await cudaBackend.createSession(config, { timeoutMs });
+    const s = await cudaBackend().createSession(config, { timeoutMs });
     await s.dispatchSend(0, input);
     // Contiguous: rank 0's own send waits for rank 1's counts (protocol version 2), so that is the stage.
     const stage = layout === "contiguous" ? "dispatch send" : "dispatch recv";
@@ -104,7 +104,7 @@ export async function runTimeoutChecks(
     await s.destroy();
   }
   {
-    const s = await cudaBackend.createSession(config, { timeoutMs });
+    const s = await cudaBackend().createSession(config, { timeoutMs });
     await Promise.all([s.dispatchSend(0, input), s.dispatchSend(1, input)]);
     const [d0] = await Promise.all([s.dispatchRecv(0), s.dispatchRecv(1)]);
     await s.combineSend(0, new Uint16Array(d0.x.length));

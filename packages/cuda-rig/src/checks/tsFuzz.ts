@@ -19,7 +19,7 @@ export interface TsFuzzOptions {
  */
 export async function runTsFuzz(o: TsFuzzOptions): Promise<{ ok: boolean; text: string; report: unknown }> {
   try {
-    const report = await fuzzBackend(cudaBackend, {
+    const report = await fuzzBackend(cudaBackend(), {
       numRuns: o.numRuns,
       seed: o.seed,
       maxRanks: o.maxRanks,

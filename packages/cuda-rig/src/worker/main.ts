@@ -8,7 +8,13 @@
  * launcher goes away.
  */
 import type { EpConfig, RankInput } from "@switchyard/core";
-import { CudaRuntime, requireNative, runtimeOptionsFromEnv, serializeError } from "@switchyard/cuda";
+import {
+  CudaRuntime,
+  type NativeRuntimeOptions,
+  type OutputMode,
+  requireNative,
+  serializeError,
+} from "@switchyard/cuda";
 import { runRankBaseline } from "../bench/rankBaseline.js";
 import { type RankPointOptions, runRankPoint } from "../bench/rankPoint.js";
 import { type BaselineStepOptions, runBaselineStep } from "../checks/baselineStep.js";
@@ -52,12 +58,18 @@ const ops: Record<string, (a: Args) => unknown> = {
       rank: a.rank as number,
       ranks: a.ranks as number,
       device: a.device as number,
-      native: runtimeOptionsFromEnv(),
+      native: (a.native ?? {}) as NativeRuntimeOptions,
     });
     return runtime.info();
   },
   open: (a) => {
-    const state = new RankState(needRuntime(), a.config as EpConfig, a.timeoutMs as number, a.stats === true);
+    const state = new RankState(
+      needRuntime(),
+      a.config as EpConfig,
+      a.timeoutMs as number,
+      a.stats === true,
+      a.output as OutputMode | undefined,
+    );
     sessions.set(a.session as number, state);
     return { symmetricBytes: state.endpoint.layout.symmetricBytes };
   },

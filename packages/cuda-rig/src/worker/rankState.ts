@@ -6,7 +6,7 @@ import {
   scalesPerRow,
   tokensOf,
 } from "@switchyard/core";
-import type { CudaRuntime, NativeStream } from "@switchyard/cuda";
+import type { CudaRuntime, NativeStream, OutputMode } from "@switchyard/cuda";
 import { DeviceTensor, type EndpointStats, RankEndpoint } from "@switchyard/cuda";
 
 /** A receive's answer: the result and, with stats on, the endpoint's per-peer counters. */
@@ -46,9 +46,10 @@ export class RankState {
     readonly config: Readonly<EpConfig>,
     timeoutMs: number,
     private readonly stats = false,
+    output?: OutputMode,
   ) {
     const addon = runtime.addon;
-    this.endpoint = RankEndpoint.create(runtime, config, { timeoutMs });
+    this.endpoint = RankEndpoint.create(runtime, config, { timeoutMs, output });
     this.stream = new addon.Stream();
     if (this.endpoint.bystander) return; // joins the collective allocation only
     if (stats) this.endpoint.enableStats();
