@@ -22,6 +22,13 @@ export {
 } from "./options.js";
 export { drainPool } from "./pool.js";
 export { cudaVariant } from "./variant.js";
+export {
+  deserializeError,
+  type SerializedError,
+  serializeError,
+  WorkerExitError,
+  WorkerTimeoutError,
+} from "./workerErrors.js";
 
 import { cudaBackend } from "./backend.js";
 

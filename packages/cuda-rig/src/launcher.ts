@@ -1,14 +1,9 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  deserializeError,
-  devicesFor,
-  type NativeRuntimeOptions,
-  WorkerExitError,
-  WorkerTimeoutError,
-} from "@switchyard/cuda";
+import { devicesFor, type NativeRuntimeOptions } from "@switchyard/cuda";
 import { MULTICAST_OFF_ENV, type WorkerRequest, type WorkerResponse } from "./worker/protocol.js";
+import { deserializeError, WorkerExitError, WorkerTimeoutError } from "./workerErrors.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { TimeoutError } from "@switchyard/core";
-import { WorkerExitError, WorkerTimeoutError } from "@switchyard/cuda";
 import { describe, expect, it } from "vitest";
 import { WorkerGroup, workerEnv } from "../src/launcher.js";
+import { WorkerExitError, WorkerTimeoutError } from "../src/workerErrors.js";
 
 const fake = fileURLToPath(new URL("./fixtures/fakeWorker.mjs", import.meta.url));
 

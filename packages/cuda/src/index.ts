@@ -20,17 +20,7 @@ export {
   parseLaunchEnv,
   startFromEnv,
 } from "./envStart.js";
-export {
-  deserializeError,
-  mapNativeError,
-  NativeError,
-  type NativeThrown,
-  type SerializedError,
-  STAGE_NAMES,
-  serializeError,
-  WorkerExitError,
-  WorkerTimeoutError,
-} from "./errors.js";
+export { mapNativeError, NativeError, type NativeThrown, STAGE_NAMES } from "./errors.js";
 export { CUDA_LAYOUTS, checkLayout } from "./features.js";
 export { devicesFor, RANKS_PER_GPU_ENV, ranksPerGpu, visibleGpuCount } from "./gpus.js";
 export { endpointLayout } from "./layout.js";

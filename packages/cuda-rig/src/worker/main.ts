@@ -8,19 +8,14 @@
  * launcher goes away.
  */
 import type { EpConfig, RankInput } from "@switchyard/core";
-import {
-  CudaRuntime,
-  type NativeRuntimeOptions,
-  type OutputMode,
-  requireNative,
-  serializeError,
-} from "@switchyard/cuda";
+import { CudaRuntime, type NativeRuntimeOptions, type OutputMode, requireNative } from "@switchyard/cuda";
 import { runRankBaseline } from "../bench/rankBaseline.js";
 import { type RankPointOptions, runRankPoint } from "../bench/rankPoint.js";
 import { type BaselineStepOptions, runBaselineStep } from "../checks/baselineStep.js";
 import { type GraphStepOptions, runGraphStep } from "../checks/graphStep.js";
 import { SoakRank, type SoakSetup } from "../checks/soakRank.js";
 import { NcclComm } from "../nccl.js";
+import { serializeError } from "../workerErrors.js";
 import { type FaultPlan, hooksEnabled, TestHooks } from "./hooks.js";
 import type { WorkerRequest, WorkerResponse } from "./protocol.js";
 import { RankState } from "./rankState.js";

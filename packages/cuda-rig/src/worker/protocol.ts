@@ -1,4 +1,4 @@
-import type { SerializedError } from "@switchyard/cuda";
+import type { SerializedError } from "../workerErrors.js";
 
 /** A request from the launcher to a rank's worker process. */
 export interface WorkerRequest {
