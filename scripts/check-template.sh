@@ -18,10 +18,11 @@ step() { printf 'check-template: %s\n' "$*"; }
 for p in core conformance; do
   [ -f "packages/$p/dist/index.js" ] || { echo "check-template: packages/$p is not built; run npx turbo run build first" >&2; exit 2; }
 done
-step "packing @switchyard/core and @switchyard/conformance"
-npm pack --silent --pack-destination "$work" -w @switchyard/core -w @switchyard/conformance >/dev/null
+[ -f packages/cli/dist/main.js ] || { echo "check-template: packages/cli is not built; run npx turbo run build first" >&2; exit 2; }
+step "packing @switchyard/core, @switchyard/conformance and @switchyard/cli"
+npm pack --silent --pack-destination "$work" -w @switchyard/core -w @switchyard/conformance -w @switchyard/cli >/dev/null
 # The other public packages must pack too (their install needs a GPU or Dawn, so only packed here).
-for p in webgpu-ref cuda; do
+for p in webgpu-ref cuda cuda-rig; do
   npm pack --dry-run --silent -w "@switchyard/$p" >/dev/null 2>&1 || { echo "check-template: @switchyard/$p does not pack" >&2; exit 1; }
 done
 
@@ -29,12 +30,14 @@ cp -r templates/backend "$work/backend"
 rm -rf "$work/backend/node_modules" "$work/backend/.vitest-report.json"
 cd "$work/backend"
 step "installing the template with the packed tarballs in $work"
+# The command line's backends (webgpu-ref, cuda-rig) are optional dependencies: where they cannot be
+# fetched (not in the registry, no network) npm leaves them out.
 npm install --no-audit --no-fund --prefer-offline --loglevel=error \
-  ../switchyard-core-*.tgz ../switchyard-conformance-*.tgz >/dev/null
+  ../switchyard-core-*.tgz ../switchyard-conformance-*.tgz ../switchyard-cli-*.tgz >/dev/null
 # Nothing may come from the repository: the packages resolve inside the temporary folder.
 node -e '
   const here = process.cwd();
-  for (const p of ["@switchyard/core", "@switchyard/conformance", "@switchyard/conformance/vitest"]) {
+  for (const p of ["@switchyard/core", "@switchyard/conformance", "@switchyard/conformance/vitest", "@switchyard/cli/package.json"]) {
     const at = require.resolve(p);
     if (!at.startsWith(here)) { console.error(`check-template: ${p} resolved outside the template: ${at}`); process.exit(1); }
   }'

@@ -40,6 +40,8 @@ for (const dir of [
   "packages/conformance",
   "packages/webgpu-ref",
   "packages/cuda",
+  "packages/cuda-rig",
+  "packages/cli",
   "templates/backend",
 ])
   rmSync(join(root, dir, REPORT), { force: true });

@@ -3,13 +3,6 @@ import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Backend, referenceBackend } from "@switchyard/core";
 
-/** The project's own backends by name: the package to import and the export that holds the backend. */
-export const NAMED_BACKENDS: Readonly<Record<string, { module: string; exportName: string } | null>> = {
-  reference: null,
-  webgpu: { module: "@switchyard/webgpu-ref", exportName: "webgpuBackend" },
-  cuda: { module: "@switchyard/cuda", exportName: "cudaBackend" },
-};
-
 /** Thrown when a backend module cannot be loaded or exports no backend. */
 export class BackendLoadError extends Error {
   override name = "BackendLoadError";
@@ -46,43 +39,39 @@ function specifierOf(spec: string, cwd: string): string {
   }
 }
 
-/** The names `--backend` knows, for messages. */
-function knownNames(): string {
-  return Object.keys(NAMED_BACKENDS).join(", ");
-}
-
 /**
- * Finds a backend by name or module: `reference` (core's reference backend), `webgpu`
- * (`webgpuBackend` of @switchyard/webgpu-ref), `cuda` (`cudaBackend` of @switchyard/cuda), or a
- * module path / package whose export `backend` is a Backend or `createBackend()` returns one
- * (the default export may be either). Throws `BackendLoadError` saying what to do otherwise.
+ * Finds a backend by module: `reference` (core's reference backend), or a module path / package
+ * whose export `backend` is a Backend or `createBackend()` returns one (the default export may be
+ * either). This package knows no other backend by name: the command line (@switchyard/cli) keeps
+ * its own table of the project's backends and passes their names as `knownNames` for messages.
+ * Throws `BackendLoadError` saying what to do otherwise.
  */
-export async function resolveBackend(spec: string, cwd = process.cwd()): Promise<Backend> {
+export async function resolveBackend(
+  spec: string,
+  cwd = process.cwd(),
+  knownNames: readonly string[] = ["reference"],
+): Promise<Backend> {
   if (spec === "reference") return referenceBackend;
-  const named = Object.hasOwn(NAMED_BACKENDS, spec) ? NAMED_BACKENDS[spec] : undefined;
-  const specifier = specifierOf(named ? named.module : spec, cwd);
+  const specifier = specifierOf(spec, cwd);
   let mod: Record<string, unknown>;
   try {
     mod = (await import(specifier)) as Record<string, unknown>;
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     const notFound = (e as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && why.includes(`'${spec}'`);
-    if (!named && !looksLikePath(spec) && notFound) {
+    if (!looksLikePath(spec) && notFound) {
       throw new BackendLoadError(
-        `resolveBackend: unknown backend "${spec}": the known names are ${knownNames()}; otherwise give ` +
+        `resolveBackend: unknown backend "${spec}": the known names are ${knownNames.join(", ")}; otherwise give ` +
           `a module path (./dist/index.js) or an installed package's name, found from ${resolve(cwd)}`,
       );
     }
-    const hint = named ? `; build it first (npm run build) and check that ${named.module} is installed` : "";
-    throw new BackendLoadError(`resolveBackend: cannot import ${specifier}: ${why}${hint}`);
+    throw new BackendLoadError(`resolveBackend: cannot import ${specifier}: ${why}`);
   }
-  const candidates: [string, unknown][] = named
-    ? [[named.exportName, mod[named.exportName]]]
-    : [
-        ["backend", mod.backend],
-        ["createBackend", mod.createBackend],
-        ["default", mod.default],
-      ];
+  const candidates: [string, unknown][] = [
+    ["backend", mod.backend],
+    ["createBackend", mod.createBackend],
+    ["default", mod.default],
+  ];
   for (const [name, value] of candidates) {
     const b = typeof value === "function" ? await (value as () => unknown)() : value;
     if (isBackend(b)) return b;
@@ -92,8 +81,7 @@ export async function resolveBackend(spec: string, cwd = process.cwd()): Promise
       );
     }
   }
-  const wanted = named
-    ? `export ${named.exportName}`
-    : "export `backend` (a Backend) or `createBackend()` (returning one)";
-  throw new BackendLoadError(`resolveBackend: ${specifier} has no backend; it should ${wanted}`);
+  throw new BackendLoadError(
+    `resolveBackend: ${specifier} has no backend; it should export \`backend\` (a Backend) or \`createBackend()\` (returning one)`,
+  );
 }

@@ -22,8 +22,8 @@ source .gpu/env.sh >"$OUT/env.log" 2>&1
 cat "$OUT/env.log"
 tar xf .gpu/app.tar
 { nvidia-smi -L; nvidia-smi; git rev-parse HEAD 2>/dev/null || true; } >"$OUT/machine.log" 2>&1
-cli=packages/cuda/dist/cli.js
-conf=packages/conformance/dist/cli/main.js
+cli=packages/cuda-rig/dist/cli.js
+conf=packages/cli/dist/main.js
 deadline=${SWITCHYARD_DEADLINE:-570}
 [ -f .gpu/commit ] && export SWITCHYARD_COMMIT="$(cat .gpu/commit)"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}

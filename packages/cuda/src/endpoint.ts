@@ -78,7 +78,7 @@ export interface EndpointOptions {
    * recvScales of the layout's N rows, graph-capturable; "exact" also copies them into the caller's
    * buffers of the step's rows (`dispatchRecvRows`, then `dispatchRecvInto`), one host
    * synchronisation a step. In protocol version 2 this saves no memory (senders write the symmetric
-   * recvX). Default: SWITCHYARD_CUDA_OUTPUT for contiguous configs, else "worst-case" (output.ts).
+   * recvX). Default "worst-case"; the library reads no environment (output.ts).
    */
   output?: OutputMode;
 }

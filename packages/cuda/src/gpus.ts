@@ -42,10 +42,11 @@ function countGpus(env: NodeJS.ProcessEnv): number {
 export const RANKS_PER_GPU_ENV = "SWITCHYARD_CUDA_RANKS_PER_GPU";
 
 /**
- * Ranks that share one GPU: SWITCHYARD_CUDA_RANKS_PER_GPU (a whole number >= 1), else 1. Several
+ * For command lines: ranks that share one GPU from `env` (SWITCHYARD_CUDA_RANKS_PER_GPU, a whole
+ * number >= 1), else 1. The library itself never reads it. Several
  * ranks on one GPU is chosen explicitly: 2 PEs share it by time slices; 4 need an MPS daemon.
  */
-export function ranksPerGpu(env: NodeJS.ProcessEnv = process.env): number {
+export function ranksPerGpu(env: NodeJS.ProcessEnv): number {
   const v = env[RANKS_PER_GPU_ENV];
   if (v === undefined || v === "") return 1;
   const n = Number(v);

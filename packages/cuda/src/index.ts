@@ -1,8 +1,7 @@
-export { cudaBackend, cudaCapabilities, cudaUnavailableReason } from "./backend.js";
-export { BENCH_USAGE, type BenchOptions, parseBenchArgs } from "./bench/args.js";
-export type { BenchReport, PointResult } from "./bench/report.js";
-export { type BenchIo, runBench } from "./bench/run.js";
-export { renderSvg } from "./bench/svg.js";
+// @switchyard/cuda: the product. The native binding (loader and typed surface), the runtime, the
+// in-process RankEndpoint with its device tensors, start from a launcher's environment (rendezvous
+// over TCP), the named errors, and the layout the kernels read. The world-level session adapter,
+// workers, checks, bench and fuzzers live in @switchyard/cuda-rig.
 export {
   type CombineRecvArgs,
   type DeviceAddress,
@@ -12,6 +11,7 @@ export {
   type EndpointStats,
   RankEndpoint,
   type RecvIntoArgs,
+  readDispatchResult,
 } from "./endpoint.js";
 export {
   DEFAULT_COLLECTIVE_TIMEOUT_MS,
@@ -20,15 +20,22 @@ export {
   parseLaunchEnv,
   startFromEnv,
 } from "./envStart.js";
-export { mapNativeError, NativeError, WorkerExitError, WorkerTimeoutError } from "./errors.js";
-export { visibleGpuCount } from "./gpus.js";
-export { type LaunchOptions, WorkerGroup } from "./launcher.js";
+export { mapNativeError, NativeError, type NativeThrown, STAGE_NAMES } from "./errors.js";
+export { CUDA_LAYOUTS, checkLayout } from "./features.js";
+export { devicesFor, RANKS_PER_GPU_ENV, ranksPerGpu, visibleGpuCount } from "./gpus.js";
 export { endpointLayout } from "./layout.js";
-export { loadNative } from "./native/loader.js";
+export {
+  ADDON_FILE,
+  addonCandidates,
+  type LoadResult,
+  loadNative,
+  PACKAGE_DIR,
+  requireNative,
+  tryLoad,
+} from "./native/loader.js";
 export type * from "./native/types.js";
-export { OUTPUT_ENV, type OutputMode, outputModeFor } from "./output.js";
+export { OUTPUT_ENV, type OutputMode, outputModeFor, parseOutputMode } from "./output.js";
 export { packParams } from "./params.js";
-export { drainPool } from "./pool.js";
 export {
   type FetchOptions,
   fetchUniqueId,
@@ -40,12 +47,3 @@ export {
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
 export { runtimeOptionsFromEnv } from "./runtimeEnv.js";
 export { DeviceTensor } from "./tensor.js";
-
-import { cudaBackend } from "./backend.js";
-
-/** The conformance CLI's provider hook: `--backend @switchyard/cuda`. */
-export const backend = cudaBackend;
-export function create() {
-  return cudaBackend;
-}
-export default cudaBackend;

@@ -1,6 +1,9 @@
 import { type EpConfig, UnsupportedError } from "@switchyard/core";
 
-/** Environment default of the contiguous layout's output mode ("worst-case" or "exact"). */
+/**
+ * The environment variable command-line tools read for a default output mode ("worst-case" or
+ * "exact"); the library itself reads no environment (`parseOutputMode` parses the value).
+ */
 export const OUTPUT_ENV = "SWITCHYARD_CUDA_OUTPUT";
 
 /**
@@ -15,14 +18,10 @@ export type OutputMode = "worst-case" | "exact";
 const MODES: readonly OutputMode[] = ["worst-case", "exact"];
 
 /**
- * The output mode of an endpoint for this config: the explicit option, else SWITCHYARD_CUDA_OUTPUT
- * (a default for contiguous endpoints; masked ones stay "worst-case"), else "worst-case".
+ * The output mode of an endpoint for this config: the explicit option, else "worst-case".
+ * "exact" is refused for the masked layout (`UnsupportedError`).
  */
-export function outputModeFor(
-  config: Readonly<EpConfig>,
-  option?: OutputMode,
-  env: NodeJS.ProcessEnv = process.env,
-): OutputMode {
+export function outputModeFor(config: Readonly<EpConfig>, option?: OutputMode): OutputMode {
   if (option !== undefined) {
     if (!MODES.includes(option))
       throw new RangeError(`output "${option}": must be one of ${MODES.map((m) => `"${m}"`).join(", ")}`);
@@ -33,9 +32,16 @@ export function outputModeFor(
       );
     return option;
   }
-  const v = env[OUTPUT_ENV];
-  if (v === undefined || v === "") return "worst-case";
-  if (!MODES.includes(v as OutputMode))
-    throw new RangeError(`${OUTPUT_ENV}=${v}: must be one of ${MODES.map((m) => `"${m}"`).join(", ")}`);
-  return config.layout === "contiguous" ? (v as OutputMode) : "worst-case";
+  return "worst-case";
+}
+
+/**
+ * A command line's output mode from `value` (e.g. the SWITCHYARD_CUDA_OUTPUT variable): undefined
+ * for unset or empty, else the mode; `RangeError` naming `what` for anything else.
+ */
+export function parseOutputMode(value: string | undefined, what = OUTPUT_ENV): OutputMode | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!MODES.includes(value as OutputMode))
+    throw new RangeError(`${what}=${value}: must be one of ${MODES.map((m) => `"${m}"`).join(", ")}`);
+  return value as OutputMode;
 }

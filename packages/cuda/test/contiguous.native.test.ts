@@ -9,9 +9,9 @@ import {
   localExperts,
   type RankInput,
   ReferenceSession,
+  seededRandom as rng,
 } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
-import { rng } from "../src/checks/step.js";
 
 function nvcc(): string | null {
   try {

@@ -7,13 +7,7 @@ import {
   UnsupportedError,
 } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
-import {
-  deserializeError,
-  mapNativeError,
-  NativeError,
-  serializeError,
-  WorkerExitError,
-} from "../src/errors.js";
+import { mapNativeError, NativeError } from "../src/errors.js";
 
 const native = (code: string, message: string, info?: object) =>
   Object.assign(new Error(message), { code, info });
@@ -107,22 +101,5 @@ describe("native error mapping", () => {
     const cuda = mapNativeError(native("SY_ERR_CUDA", "endpoint.cc:120: cudaMalloc failed"), 2, 1);
     expect(cuda).toBeInstanceOf(NativeError);
     expect(cuda.message).toBe("rank 2: SY_ERR_CUDA: endpoint.cc:120: cudaMalloc failed");
-  });
-
-  it("errors cross the worker channel with their class and fields", () => {
-    const back = deserializeError(serializeError(new TimeoutError(1, 2, "combine recv", 300)));
-    expect(back).toBeInstanceOf(TimeoutError);
-    expect(back).toMatchObject({
-      name: "TimeoutError",
-      rank: 1,
-      peer: 2,
-      stage: "combine recv",
-      timeoutMs: 300,
-    });
-    expect(back.message).toMatch(/rank 1 waited 300 ms in combine recv for rank 2/);
-    const exit = deserializeError(serializeError(new WorkerExitError(3, null, "SIGKILL")));
-    expect(exit).toBeInstanceOf(WorkerExitError);
-    expect(exit.message).toMatch(/rank 3: worker process exited \(signal SIGKILL\)/);
-    expect(deserializeError({ name: "Weird", message: "m", fields: {} })).toBeInstanceOf(Error);
   });
 });

@@ -1,9 +1,0 @@
-import { readFileSync } from "node:fs";
-
-/** This package's version, from its package.json (two folders up from src/cli or dist/cli). */
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}

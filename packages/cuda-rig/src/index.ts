@@ -1,0 +1,38 @@
+// @switchyard/cuda-rig: what tests and measures @switchyard/cuda. The world-level session adapter
+// (the conformance suite's "cuda" backend: one worker process per rank), the launcher and pool, the
+// GPU checks, the benchmark, the fault hooks and the fuzz drivers. The product lives in
+// @switchyard/cuda.
+export { cudaBackend, cudaCapabilities, cudaUnavailableReason } from "./backend.js";
+export { BENCH_USAGE, type BenchOptions, parseBenchArgs } from "./bench/args.js";
+export type { BenchReport, PointResult } from "./bench/report.js";
+export { type BenchIo, runBench } from "./bench/run.js";
+export { renderSvg } from "./bench/svg.js";
+export {
+  type LaunchDefaults,
+  type LaunchOptions,
+  launchDefaults,
+  setLaunchDefaults,
+  WorkerGroup,
+} from "./launcher.js";
+export {
+  CUDA_VARIANTS,
+  type CudaBackendOptions,
+  cudaOptionsFromEnv,
+  mergeCudaOptions,
+} from "./options.js";
+export { drainPool } from "./pool.js";
+export { cudaVariant } from "./variant.js";
+export {
+  deserializeError,
+  type SerializedError,
+  serializeError,
+  WorkerExitError,
+  WorkerTimeoutError,
+} from "./workerErrors.js";
+
+import { cudaBackend } from "./backend.js";
+
+/** The conformance CLI's provider hook (`--backend @switchyard/cuda-rig`): the backend with default options. */
+export function createBackend() {
+  return cudaBackend();
+}
