@@ -15,7 +15,7 @@ import type { EpConfig } from "@switchyard/core";
 import { cudaCapabilities, cudaUnavailableReason } from "./backend.js";
 import { runBench } from "./bench/run.js";
 import { runBaselineChecks } from "./checks/baselineRun.js";
-import { issue6Command } from "./checks/commands.js";
+import { robustnessCommand } from "./checks/commands.js";
 import { baselineConfigs, checkConfigs } from "./checks/configs.js";
 import { deepSeekConfig, median, runGraphCheck, runTimeoutChecks } from "./checks/run.js";
 import { setLaunchDefaults } from "./launcher.js";
@@ -133,8 +133,8 @@ async function main(): Promise<void> {
     console.error(`cuda backend unavailable: ${reason}`);
     process.exit(2);
   }
-  const issue6 = await issue6Command(cmd, arg);
-  if (issue6 !== null) process.exit(issue6.ok ? 0 : 1);
+  const robustness = await robustnessCommand(cmd, arg);
+  if (robustness !== null) process.exit(robustness.ok ? 0 : 1);
   const ranks = Number(arg("ranks", cmd === "deepseek" ? "4" : "2"));
   const layout = arg("layout", "masked") === "contiguous" ? "contiguous" : "masked";
   const out =

@@ -124,6 +124,9 @@ for s in "${steps[@]}"; do
       step exports 30 bash packages/cuda/scripts/check-exports.sh packages/cuda/build/libswitchyard_cuda.so ;;
     python) # the Python package: pytest on one GPU, then the MoE layer example under torchrun
       step python 300 bash packages/cuda/python/scripts/gpu-test.sh "$OUT" ;;
+    env-start2 | env-start4) # the Node environment-driven start: N processes as a launcher starts them, one checked step each, both layouts
+      n=${s: -1}
+      step "$s" 120 bash -c "bash packages/cuda/examples/node/launch-local.sh $n masked && bash packages/cuda/examples/node/launch-local.sh $n contiguous" ;;
     c-example) # a checked step from C through the exported library, both layouts
       step c-example 60 bash -c 'cd packages/cuda/examples/c && cc -std=c11 -O2 -Wall moe_step.c -I../../include \
         -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;

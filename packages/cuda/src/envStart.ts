@@ -2,6 +2,7 @@ import type { EpConfig } from "@switchyard/core";
 import { runBounded } from "./blockingWatchdog.js";
 import { shareUniqueId } from "./bootstrap.js";
 import { RankEndpoint } from "./endpoint.js";
+import { ranksPerGpu } from "./gpus.js";
 import { jobSecretFromEnv, SECRET_SOURCES } from "./launchSecret.js";
 import { CudaRuntime, getUniqueId, UNIQUE_ID_BYTES } from "./runtime.js";
 import { runtimeOptionsFromEnv } from "./runtimeEnv.js";
@@ -174,7 +175,8 @@ export async function startFromEnv(
           uniqueId,
           rank: env.rank,
           ranks: env.worldSize,
-          device: env.localRank,
+          // SWITCHYARD_CUDA_RANKS_PER_GPU local ranks share a GPU (several NVSHMEM PEs on one GPU).
+          device: Math.floor(env.localRank / ranksPerGpu(o.env ?? process.env)),
           native: runtimeOptionsFromEnv(o.env),
         }),
       );

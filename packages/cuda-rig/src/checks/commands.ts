@@ -26,7 +26,7 @@ function num(arg: ArgReader, name: string, fallback: number): number {
  *   fuzz     [--runs 30] [--max-ranks N] [--max-hidden 512] [--seed S]   conformance's fuzzBackend
  * Returns null for another command.
  */
-export async function issue6Command(
+export async function robustnessCommand(
   cmd: string,
   arg: ArgReader,
 ): Promise<{ ok: boolean; report: unknown } | null> {
