@@ -10,8 +10,8 @@
 # (SWITCHYARD_CUDA_RANKS_PER_GPU=2, no MPS), 4 ranks run under an MPS daemon (mps-on starts it,
 # mps-off stops it; a step that fails leaves it running until mps-off or the end of the script).
 # With N GPUs, steps named *1 / *2 / *4 still put that many ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0).
-# Every step logs to $OUT/<step>.log (what the device tool brings back) and is bounded by `timeout`;
-# all steps together stay within SWITCHYARD_DEADLINE seconds (default 570, the device tool allows 600):
+# Every step logs to $OUT/<step>.log (what comes back from the GPU machine) and is bounded by `timeout`;
+# all steps together stay within SWITCHYARD_DEADLINE seconds (default 570, under a 600 s limit per command):
 # a step that would not fit is skipped and says so.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -130,7 +130,7 @@ for s in "${steps[@]}"; do
     c-example) # a checked step from C through the exported library, both layouts
       step c-example 60 bash -c 'cd packages/cuda/examples/c && cc -std=c11 -O2 -Wall moe_step.c -I../../include \
         -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;
-    pack) # at most 8 files come back from the device tool: logs and JSON into one archive; the
+    pack) # at most 8 files come back from the GPU machine: logs and JSON into one archive; the
       # bench's JSON and SVG and the summary stay beside it
       (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null &&
         find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' -delete) ;;

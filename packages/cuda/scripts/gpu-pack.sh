@@ -20,6 +20,6 @@ paths=(packages/core/dist packages/conformance/dist packages/cuda/dist packages/
   node_modules/@switchyard node_modules/fast-check node_modules/pure-rand
   node_modules/node-addon-api node_modules/node-api-headers)
 tar cf .gpu/app.tar "${paths[@]}"
-# The commit the run is of (the device machine's copy may have no .git): read by device-run.sh.
+# The commit the run is of (the GPU machine's copy may have no .git): read by device-run.sh.
 echo "$(git rev-parse HEAD)$( [ -n "$(git status --porcelain)" ] && echo ' (dirty)')" > .gpu/commit
 du -sh .gpu/app.tar .gpu
