@@ -3,6 +3,7 @@ import {
   bf16ToNumber,
   type DispatchResult,
   deliveredRows,
+  type EpConfig,
   numberToBf16,
   type RankInput,
   validateRankInput,
@@ -13,11 +14,35 @@ import { brokenBackend, ForwardingSession } from "./wrap.js";
 export type Accumulate = (terms: { w: number; o: number }[]) => number;
 
 /**
+ * Combines one token's row: `idx` and `w` its [topK] slots, `out(k)` the expert output row of used
+ * slot k, `config` the world's; returns y's row (bf16 bits [hidden]).
+ */
+export type CombineRow = (
+  hidden: number,
+  idx: Int32Array,
+  w: Float32Array,
+  out: (k: number) => Uint16Array,
+  config: EpConfig,
+) => Uint16Array;
+
+/**
  * A backend that moves data like the reference but computes combine itself with `accumulate`,
  * from the expert outputs it was handed, to test which accumulation orders and precisions the
  * combine bound admits.
  */
 export function recombiningBackend(name: string, accumulate: Accumulate): Backend {
+  return recombiningRows(name, (H, idx, w, out) => {
+    const slots: { w: number; o: Uint16Array }[] = [];
+    for (let k = 0; k < idx.length; k++) if (idx[k] >= 0) slots.push({ w: w[k], o: out(k) });
+    const y = new Uint16Array(H);
+    for (let h = 0; h < H; h++)
+      y[h] = numberToBf16(accumulate(slots.map((s) => ({ w: s.w, o: bf16ToNumber(s.o[h]) }))));
+    return y;
+  });
+}
+
+/** A backend that moves data like the reference but combines each token's row itself with `row`. */
+export function recombiningRows(name: string, row: CombineRow): Backend {
   return brokenBackend(
     name,
     (inner) =>
@@ -55,21 +80,15 @@ export function recombiningBackend(name: string, accumulate: Accumulate): Backen
         }
 
         override async combineRecv(rank: number): Promise<Uint16Array> {
-          const y = await this.inner.combineRecv(rank);
+          const y = (await this.inner.combineRecv(rank)).slice();
           const { topK: K, hidden: H, dpSize } = this.config;
           const input = this.inputs.get(rank)!;
           const group = Math.floor(rank / dpSize);
           for (let t = 0; t < y.length / H; t++) {
-            const slots: { w: number; o: Uint16Array }[] = [];
-            for (let k = 0; k < K; k++) {
-              if (input.topkIdx[t * K + k] < 0) continue;
-              slots.push({ w: input.topkWeights[t * K + k], o: this.outputs.get(`${group}:${t}:${k}`)! });
-            }
-            for (let h = 0; h < H; h++) {
-              y[t * H + h] = numberToBf16(
-                accumulate(slots.map((s) => ({ w: s.w, o: bf16ToNumber(s.o[h]) }))),
-              );
-            }
+            const out = (k: number) => this.outputs.get(`${group}:${t}:${k}`)!;
+            const idx = input.topkIdx.subarray(t * K, (t + 1) * K);
+            const w = input.topkWeights.subarray(t * K, (t + 1) * K);
+            y.set(row(H, idx, w, out, this.config), t * H);
           }
           return y;
         }
