@@ -20,9 +20,17 @@ STATUS_NAMES = {
     10: "SY_ERR_PHASE",
 }
 # sy_error_info.stage
-STAGES = {1: "dispatch recv", 2: "combine recv"}
+STAGES = {1: "dispatch recv", 2: "combine recv", 3: "dispatch send"}
 # sy_error_info.code
-CODES = {1: "timeout", 2: "count too large", 3: "stale or foreign epoch", 4: "rows announced != slots used"}
+CODES = {
+    1: "timeout",
+    2: "count too large",
+    3: "stale or foreign epoch",
+    4: "partials announced != tokens routed",
+    5: "aborted",
+    6: "bad route record",
+}
+# core's REGION_NAMES (sy_error_info.region indexes it); tests/test_errors.py checks it against the C layout.
 REGION_NAMES = (
     "dispatchSignal",
     "dispatchX",

@@ -50,3 +50,20 @@ def test_names_match_the_librarys_table_where_it_loads():
     for status, name in STATUS_NAMES.items():
         assert lib.sy_status_name(status).decode() == name
     assert lib.sy_status_name(11) is None
+
+
+def test_region_names_are_the_c_layouts_region_order(layout_lib):
+    from switchyard_cuda.errors import REGION_NAMES
+
+    names = [layout_lib.sy_layout_param_name(i).decode() for i in range(layout_lib.sy_layout_param_count())]
+    regions = tuple(n[: -len(".offset")] for n in names if n.endswith(".offset"))
+    assert REGION_NAMES == regions
+
+
+def test_the_contiguous_send_wait_and_a_bad_route_record_are_named():
+    timeout = SyErrorInfo(code=1, stage=3, peer=2, region=4, detail0=0, detail1=0)
+    e = error_for(4, "sy_endpoint_check", "dispatch send timed out", rank=0, info=timeout)
+    assert (e.stage, e.peer, e.region, e.code) == ("dispatch send", 2, "countSignal", "timeout")
+    bad = SyErrorInfo(code=6, stage=1, peer=1, region=3, detail0=7, detail1=5)
+    e = error_for(5, "sy_endpoint_check", "bad record", rank=0, info=bad)
+    assert (e.stage, e.region, e.code) == ("dispatch recv", "dispatchRoutes", "bad route record")
