@@ -6,6 +6,7 @@ import {
   ownerOf,
   type RankInput,
   referenceCombine,
+  slotsByRank,
 } from "@switchyard/core";
 import { combineBound } from "../bounds.js";
 import { type Problems, typeName } from "./problems.js";
@@ -49,32 +50,33 @@ export function checkCombine(
     const T = input.topkIdx.length / K;
     for (let t = 0; t < T; t++) {
       const src = ownerOf(config, rank, t);
-      const slots: { w: number; o: Uint16Array; r: number }[] = [];
-      for (let k = 0; k < K; k++) {
-        const e = input.topkIdx[t * K + k];
-        if (e >= 0)
-          slots.push({ w: input.topkWeights[t * K + k], o: outputOf(e, src, t, k), r: placement.rankOf(e) });
-      }
-      const ranks = [...new Set(slots.map((s) => s.r))];
+      // The used slots grouped by the rank hosting their expert: one group per partial.
+      const idx = input.topkIdx.subarray(t * K, (t + 1) * K);
+      const ranks = slotsByRank(idx, placement.rankOf).map(([, slots]) =>
+        slots.map((k) => ({ w: input.topkWeights[t * K + k], o: outputOf(idx[k], src, t, k) })),
+      );
+      const used = ranks.reduce((n, terms) => n + terms.length, 0);
       for (let h = 0; h < H; h++) {
         let exact = 0;
         let abs = 0;
-        const partial = new Map<number, number>();
-        for (const { w, o, r } of slots) {
-          const p = w * bf16ToNumber(o[h]);
-          exact += p;
-          abs += Math.abs(p);
-          partial.set(r, (partial.get(r) ?? 0) + p);
-        }
         let partialAbs = 0;
-        for (const p of partial.values()) partialAbs += Math.abs(p);
+        for (const terms of ranks) {
+          let partial = 0;
+          for (const { w, o } of terms) {
+            const p = w * bf16ToNumber(o[h]);
+            partial += p;
+            abs += Math.abs(p);
+          }
+          exact += partial;
+          partialAbs += Math.abs(partial);
+        }
         const got = bf16ToNumber(y[t * H + h]);
-        const bound = combineBound(exact, abs, slots.length, partialAbs, ranks.length);
+        const bound = combineBound(exact, abs, used, partialAbs, ranks.length);
         if (!(Math.abs(got - exact) <= bound)) {
           problems.add(
             `rank ${rank} token ${t} element ${h}: y = ${got}, expected ${exact} ` +
               `(|error| ${Math.abs(got - exact).toExponential(3)} > bound ${bound.toExponential(3)}, ` +
-              `${slots.length} used slot(s))`,
+              `${used} used slot(s) on ${ranks.length} rank(s))`,
           );
           break;
         }
