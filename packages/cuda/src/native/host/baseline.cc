@@ -11,6 +11,7 @@
 #include "../kernels/launch_contiguous.h"
 #include "endpoint.h"
 #include "error.h"
+#include "params_check.h"
 
 #if SY_WITH_NCCL
 #include <nccl.h>
@@ -81,8 +82,7 @@ void destroyNccl(sy_nccl* nc) {
 
 sy_baseline* createBaseline(sy_nccl* nc, const uint64_t* params, size_t count, int smCount) {
   SY_REQUIRE(nc != nullptr && nc->alive, "sy_baseline_create: the communicator is NULL or destroyed");
-  SY_REQUIRE(params != nullptr && count == static_cast<size_t>(kParamCount),
-             "sy_baseline_create: expected " << kParamCount << " parameters, got " << count);
+  validateParamBlock(params, count, "sy_baseline_create");  // the block the C layout computes, nothing else
   SyParams p{};
   std::copy(params, params + kParamCount, p.v);
   SY_REQUIRE(p.v[P_LAYOUT_CONTIGUOUS] != 0, "sy_baseline_create: pass the contiguous layout's parameters");

@@ -1,4 +1,4 @@
-// The block sy_endpoint_create takes is trusted by the kernels byte for byte, so it is compared
+// The block sy_endpoint_create (and sy_baseline_create) takes is trusted by the kernels byte for byte, so it is compared
 // with the C layout's own (src/native/layout): the scalars are bounded, turned back into a config,
 // the layout recomputed, and every value of the block must equal it. No arithmetic on the
 // caller's numbers happens before they are bounded, so nothing here can wrap.
@@ -35,7 +35,7 @@ sy_config configOf(const uint64_t* v) {
 
 }  // namespace
 
-void validateParams(const uint64_t* params, size_t count, uint64_t symmetricBytes, const char* call) {
+uint64_t validateParamBlock(const uint64_t* params, size_t count, const char* call) {
   SY_REQUIRE(params != nullptr && count == static_cast<size_t>(kParamCount),
              call << ": expected " << kParamCount << " parameters (core's PARAM_NAMES), got " << count);
   static_assert(kParamCount <= SY_LAYOUT_MAX_PARAMS, "the C layout's block holds every parameter");
@@ -63,9 +63,13 @@ void validateParams(const uint64_t* params, size_t count, uint64_t symmetricByte
                                                    << ", the layout of the block's scalars has " << layout.params[i]
                                                    << " (pass core's layoutParams unchanged)");
   }
-  SY_REQUIRE(symmetricBytes >= layout.symmetric_bytes, call << ": symmetric_bytes " << symmetricBytes
-                                                            << " is less than the layout's symmetricBytes "
-                                                            << layout.symmetric_bytes);
+  return layout.symmetric_bytes;
+}
+
+void validateParams(const uint64_t* params, size_t count, uint64_t symmetricBytes, const char* call) {
+  const uint64_t need = validateParamBlock(params, count, call);
+  SY_REQUIRE(symmetricBytes >= need,
+             call << ": symmetric_bytes " << symmetricBytes << " is less than the layout's symmetricBytes " << need);
 }
 
 }  // namespace sy

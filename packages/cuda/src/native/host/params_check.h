@@ -1,4 +1,4 @@
-// Validation of the parameter block sy_endpoint_create takes (core's layoutParams), host only:
+// Validation of the parameter block sy_endpoint_create and sy_baseline_create take (core's layoutParams), host only:
 // no CUDA call, so CPU tests run it (test/native/host/params_check_test.cc).
 #pragma once
 #include <cstddef>
@@ -7,8 +7,11 @@
 namespace sy {
 
 /// Throws SY_ERR_INVALID_ARGUMENT naming the first parameter at fault unless `params` (`count`
-/// values) is exactly the block the C layout computes from its own scalars, and every symmetric
-/// region ends within `symmetricBytes`. `call` starts the message.
+/// values) is exactly the block the C layout computes from its own scalars; returns that layout's
+/// symmetricBytes. `call` starts the message.
+uint64_t validateParamBlock(const uint64_t* params, size_t count, const char* call);
+
+/// validateParamBlock, and every symmetric region ends within `symmetricBytes`.
 void validateParams(const uint64_t* params, size_t count, uint64_t symmetricBytes, const char* call);
 
 }  // namespace sy

@@ -1,4 +1,4 @@
-// validateParams (src/native/host/params_check.cc) against blocks that would make the kernels write
+// validateParams and validateParamBlock (src/native/host/params_check.cc) against blocks that would make the kernels write
 // outside their regions: each must be refused with SY_ERR_INVALID_ARGUMENT naming the parameter.
 #include <cstring>
 #include <string>
@@ -97,6 +97,18 @@ int main() {
   Block shortBlock = masked;
   shortBlock.v.pop_back();
   CHECK(statusOf(shortBlock, &m) == SY_ERR_INVALID_ARGUMENT, "a short block");
+  // The baseline's check (no symmetric heap of its own): the block alone, its layout's size back.
+  CHECK(sy::validateParamBlock(contiguous.v.data(), contiguous.v.size(), "test") == contiguous.symmetricBytes,
+        "validateParamBlock returns the layout's symmetricBytes");
+  Block forged = contiguous;
+  forged.v[indexOf("recvX.bytes")] /= 2;
+  try {
+    sy::validateParamBlock(forged.v.data(), forged.v.size(), "sy_baseline_create");
+    CHECK(false, "a forged block is refused by validateParamBlock");
+  } catch (const sy::Error& e) {
+    CHECK(e.status() == SY_ERR_INVALID_ARGUMENT && std::string(e.what()).find("recvX.bytes") != std::string::npos,
+          "a forged block is refused by validateParamBlock, naming the parameter");
+  }
   CHECK(sy_layout_param_count() == SY_PARAM_COUNT, "the C layout's block is SY_PARAM_COUNT values");
   std::printf("params_check_test: %d failure(s)\n", checkFailures());
   return checkFailures() == 0 ? 0 : 1;
