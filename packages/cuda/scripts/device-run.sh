@@ -4,8 +4,9 @@
 #   bash packages/cuda/scripts/device-run.sh full     (= build conformance1 conformance2 mps-on conformance4 mps-off pack)
 #   bash packages/cuda/scripts/device-run.sh bench    (= build bench1 bench2 mps-on bench4 mps-off pack)
 #   bash packages/cuda/scripts/device-run.sh stress   (= build abi-fuzz faults soak-contig pack)
-#   bash packages/cuda/scripts/device-run.sh library  (= build exports c-example abi-fuzz python pack: the shared
-#                                                       library, its exports, a C program, the Python package)
+#   bash packages/cuda/scripts/device-run.sh library  (= build exports c-example abi-fuzz python host-overhead pack:
+#                                                       the shared library, its exports, a C program, the Python
+#                                                       package, and what Python adds to a step over C)
 # or any list of the steps below. One GPU is enough for every step: 2 ranks share it by time slices
 # (SWITCHYARD_CUDA_RANKS_PER_GPU=2, no MPS), 4 ranks run under an MPS daemon (mps-on starts it,
 # mps-off stops it; a step that fails leaves it running until mps-off or the end of the script).
@@ -72,7 +73,7 @@ for s in "$@"; do
     full) steps+=(build conformance1 conformance2 mps-on conformance4 mps-off pack) ;;
     bench) steps+=(build bench1 bench2 mps-on bench4 mps-off pack) ;;
     stress) steps+=(build abi-fuzz faults soak-contig pack) ;;
-    library) steps+=(build exports c-example abi-fuzz python pack) ;;
+    library) steps+=(build exports c-example abi-fuzz python host-overhead pack) ;;
     *) steps+=("$s") ;;
   esac
 done
@@ -127,6 +128,8 @@ for s in "${steps[@]}"; do
     env-start2 | env-start4) # the Node environment-driven start: N processes as a launcher starts them, one checked step each, both layouts
       n=${s: -1}
       step "$s" 120 bash -c "bash packages/cuda/examples/node/launch-local.sh $n masked && bash packages/cuda/examples/node/launch-local.sh $n contiguous" ;;
+    host-overhead) # the same step from C and from Python (eager and graph replay), alternating; the report in the log
+      step host-overhead 240 bash packages/cuda/bench/host-overhead/run.sh "$OUT" ;;
     c-example) # a checked step from C through the exported library, both layouts
       step c-example 60 bash -c 'cd packages/cuda/examples/c && cc -std=c11 -O2 -Wall moe_step.c -I../../include \
         -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;

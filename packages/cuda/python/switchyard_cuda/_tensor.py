@@ -34,10 +34,18 @@ def device_tensor(ptr: int, shape: tuple, dtype: str, device: int, owner: object
     return t.view(getattr(torch, view)) if view else t
 
 
-def current_stream_handle(stream=None) -> int:
-    """The cudaStream_t of `stream` (a torch.cuda.Stream or a raw handle), default torch's current stream."""
+def stream_handle_on(device: int):
+    """A function of `stream` (a torch.cuda.Stream, a raw handle or None) giving its cudaStream_t;
+    None is torch's current stream on `device`. Made once per endpoint: it runs on every phase, so
+    it reads the current stream through torch's raw accessor where torch has one (a Stream object
+    costs microseconds to make)."""
     import torch
 
-    if stream is None:
-        stream = torch.cuda.current_stream()
-    return int(stream.cuda_stream) if hasattr(stream, "cuda_stream") else int(stream)
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+    def handle(stream=None) -> int:
+        if stream is None:
+            return raw(device) if raw is not None else int(torch.cuda.current_stream(device).cuda_stream)
+        return int(stream.cuda_stream) if hasattr(stream, "cuda_stream") else int(stream)
+
+    return handle

@@ -12,7 +12,7 @@ import ctypes
 from typing import NamedTuple
 
 from . import _abi
-from ._tensor import current_stream_handle, device_tensor
+from ._tensor import device_tensor, stream_handle_on
 from .errors import InvalidArgumentError, SwitchyardError, error_for
 from .layout import Config, compute_layout
 from .runtime import Runtime
@@ -23,7 +23,8 @@ REGION_INDEX = {name: i for i, name in enumerate(
 
 
 class DispatchOutput(NamedTuple):
-    """What the experts get: views of the endpoint's buffers, valid until the next dispatch.
+    """What the experts get: views of the endpoint's buffers (the same tensors every step, made
+    when the endpoint was), their contents valid until the next dispatch.
 
     x: recvX (masked [L, R*M, H], expert e's rows at the front of its block; contiguous [N, H],
     expert blocks padded to expertAlignment), scales: recvScales (fp8) or None, meta: recvMeta
@@ -34,6 +35,24 @@ class DispatchOutput(NamedTuple):
     scales: object
     meta: object
     counts: object
+
+
+class _Types(NamedTuple):
+    """The torch dtypes a config's phases check against."""
+
+    input: object
+    input_fp8: bool
+    i32: object
+    f32: object
+    bf16: object
+
+    @staticmethod
+    def of(config: Config) -> "_Types":
+        import torch
+
+        fp8 = getattr(torch, "float8_e4m3fn", None)
+        input_fp8 = config.input_dtype == "fp8-e4m3"
+        return _Types(fp8 if input_fp8 else torch.bfloat16, input_fp8, torch.int32, torch.float32, torch.bfloat16)
 
 
 class Endpoint:
@@ -57,6 +76,17 @@ class Endpoint:
         )
         runtime.check(st, "sy_endpoint_create")
         self._handle = handle
+        # Made once, for the phases' sake (they run every step; bench/host-overhead measures them):
+        # the torch dtypes, the library's functions, the stream lookup, and the output tensors (the
+        # regions never move while the endpoint lives; a tensor over foreign memory costs more host
+        # time than a phase's whole call).
+        self._types = _Types.of(config)
+        self._rows_shape = (self.layout.rows, config.hidden)
+        self._send, self._recv = self.lib.sy_dispatch_send, self.lib.sy_dispatch_recv
+        self._csend, self._crecv = self.lib.sy_combine_send, self.lib.sy_combine_recv
+        self._stream = stream_handle_on(runtime.device)
+        scales = self.region("recvScales") if self.layout.regions["recvScales"].bytes else None
+        self._output = DispatchOutput(self.region("recvX"), scales, self.region("recvMeta"), self.counts())
 
     # -- plumbing -------------------------------------------------------------------------------
     def _h(self):
@@ -84,63 +114,66 @@ class Endpoint:
         self._check(self.lib.sy_endpoint_counts(self._h(), ctypes.byref(ptr)), "sy_endpoint_counts")
         return device_tensor(ptr.value, (self.config.local_experts, self.config.ranks), "i32", self.runtime.device, self)
 
-    def _tensor(self, t, what: str, dtype, shape):
+    def _ptr(self, t, what: str, dtype, shape) -> int:
+        """t's device address once it is a contiguous CUDA tensor of `dtype` and `shape`; else the
+        named error. The common case costs a handful of attribute reads: this runs on every phase."""
+        try:
+            if t.dtype is dtype and t.shape == shape and t.is_cuda and t.is_contiguous():
+                return t.data_ptr()
+        except AttributeError:
+            pass
         import torch
 
         if not isinstance(t, torch.Tensor) or not t.is_cuda or not t.is_contiguous():
             raise InvalidArgumentError(1, what, "must be a contiguous CUDA tensor", rank=self.runtime.rank)
-        if t.dtype != dtype or tuple(t.shape) != tuple(shape):
-            raise InvalidArgumentError(
-                1, what, f"is {t.dtype} {tuple(t.shape)}, expected {dtype} {tuple(shape)}", rank=self.runtime.rank)
-        return t.data_ptr()
-
-    def _dtypes(self):
-        import torch
-
-        fp8 = getattr(torch, "float8_e4m3fn", None)
-        return {"bf16": torch.bfloat16, "fp8-e4m3": fp8}
+        raise InvalidArgumentError(
+            1, what, f"is {t.dtype} {tuple(t.shape)}, expected {dtype} {tuple(shape)}", rank=self.runtime.rank)
 
     # -- the four phases ------------------------------------------------------------------------
+    # Each checks its tensors, then one ctypes call enqueues the phase on `stream` (default: torch's
+    # current stream on the endpoint's device). Nothing is imported or allocated on this path.
     def dispatch_send(self, x, topk_idx, topk_weights, scales=None, stream=None) -> None:
         """Sends this rank's tokens: x [T, hidden], topk_idx [T, topK] int32, topk_weights [T, topK]
         fp32 (carried to the expert ranks, which sum each token's slots there: protocol version 2)."""
-        import torch
-
         c, T = self.config, int(x.shape[0])
         if T > c.max_tokens_per_rank:
             raise InvalidArgumentError(1, "dispatch_send", f"{T} tokens > maxTokensPerRank {c.max_tokens_per_rank}",
                                        rank=self.runtime.rank)
-        xp = self._tensor(x, "dispatch_send: x", self._dtypes()[c.input_dtype], (T, c.hidden))
-        ip = self._tensor(topk_idx, "dispatch_send: topk_idx", torch.int32, (T, c.top_k))
-        wp = self._tensor(topk_weights, "dispatch_send: topk_weights", torch.float32, (T, c.top_k))
+        t = self._types
+        xp = self._ptr(x, "dispatch_send: x", t.input, (T, c.hidden))
+        ip = self._ptr(topk_idx, "dispatch_send: topk_idx", t.i32, (T, c.top_k))
+        wp = self._ptr(topk_weights, "dispatch_send: topk_weights", t.f32, (T, c.top_k))
         sp = None
-        if c.input_dtype == "fp8-e4m3":
-            sp = self._tensor(scales, "dispatch_send: scales", torch.float32, (T, c.hidden // 128))
-        self._check(self.lib.sy_dispatch_send(self._h(), xp, sp, ip, wp, T, current_stream_handle(stream)),
-                    "sy_dispatch_send")
+        if t.input_fp8:
+            sp = self._ptr(scales, "dispatch_send: scales", t.f32, (T, c.hidden // 128))
+        st = self._send(self._h(), xp, sp, ip, wp, T, self._stream(stream))
+        if st:
+            self._check(st, "sy_dispatch_send")
 
     def dispatch_recv(self, stream=None) -> DispatchOutput:
-        self._check(self.lib.sy_dispatch_recv(self._h(), current_stream_handle(stream)), "sy_dispatch_recv")
-        scales = self.region("recvScales") if self.layout.regions["recvScales"].bytes else None
-        return DispatchOutput(self.region("recvX"), scales, self.region("recvMeta"), self.counts())
+        st = self._recv(self._h(), self._stream(stream))
+        if st:
+            self._check(st, "sy_dispatch_recv")
+        return self._output
 
     def combine_send(self, expert_out, stream=None) -> None:
-        import torch
-
-        p = self._tensor(expert_out, "combine_send: expert_out", torch.bfloat16, (self.layout.rows, self.config.hidden))
-        self._check(self.lib.sy_combine_send(self._h(), p, current_stream_handle(stream)), "sy_combine_send")
+        p = self._ptr(expert_out, "combine_send: expert_out", self._types.bf16, self._rows_shape)
+        st = self._csend(self._h(), p, self._stream(stream))
+        if st:
+            self._check(st, "sy_combine_send")
 
     def combine_recv(self, topk_idx, out=None, stream=None):
         """Sums the partials of this rank's tokens: y [T, hidden] bf16 (the weights travelled with dispatch)."""
-        import torch
-
-        c, T = self.config, int(topk_idx.shape[0])
+        c, T, t = self.config, int(topk_idx.shape[0]), self._types
         if out is None:
-            out = torch.empty((T, c.hidden), dtype=torch.bfloat16, device=topk_idx.device)
-        ip = self._tensor(topk_idx, "combine_recv: topk_idx", torch.int32, (T, c.top_k))
-        yp = self._tensor(out, "combine_recv: out", torch.bfloat16, (T, c.hidden))
-        self._check(self.lib.sy_combine_recv(self._h(), ip, None, T, yp, current_stream_handle(stream)),
-                    "sy_combine_recv")
+            import torch
+
+            out = torch.empty((T, c.hidden), dtype=t.bf16, device=topk_idx.device)
+        ip = self._ptr(topk_idx, "combine_recv: topk_idx", t.i32, (T, c.top_k))
+        yp = self._ptr(out, "combine_recv: out", t.bf16, (T, c.hidden))
+        st = self._crecv(self._h(), ip, None, T, yp, self._stream(stream))
+        if st:
+            self._check(st, "sy_combine_recv")
         return out
 
     def dispatch(self, x, topk_idx, topk_weights, scales=None, stream=None) -> DispatchOutput:
@@ -157,7 +190,7 @@ class Endpoint:
         """Synchronises the stream; raises what a receive stage recorded (SyTimeoutError naming the
         peer that never arrived and the stage, ProtocolError, ...)."""
         info = _abi.SyErrorInfo()
-        st = self.lib.sy_endpoint_check(self._h(), current_stream_handle(stream), ctypes.byref(info))
+        st = self.lib.sy_endpoint_check(self._h(), self._stream(stream), ctypes.byref(info))
         self._check(st, "sy_endpoint_check", info)
 
     def memory(self) -> dict:
@@ -172,7 +205,7 @@ class Endpoint:
         if self._handle is None:
             return
         st = self.lib.sy_endpoint_destroy(self._handle)
-        self._handle, handle = None, self._handle
+        self._handle, handle, self._output = None, self._handle, None
         if st != 0:
             raise error_for(st, "sy_endpoint_destroy", self.lib.sy_last_error(None).decode(), rank=self.runtime.rank)
         del handle

@@ -107,9 +107,9 @@ class Runtime:
         return {name: getattr(out, name) for name, _ in out._fields_}
 
     def barrier(self, stream=None) -> None:
-        from ._tensor import current_stream_handle
+        from ._tensor import stream_handle_on
 
-        self.check(self.lib.sy_barrier(self.handle(), current_stream_handle(stream)), "sy_barrier")
+        self.check(self.lib.sy_barrier(self.handle(), stream_handle_on(self.device)(stream)), "sy_barrier")
 
     def destroy(self) -> None:
         """Finalises NVSHMEM (collective); destroy every endpoint first."""
