@@ -48,13 +48,11 @@ export const NAMED_BACKENDS: Readonly<Record<string, NamedBackend>> = Object.fre
 /**
  * The rig's options from this process's environment (SWITCHYARD_CUDA_OUTPUT,
  * SWITCHYARD_CUDA_RANKS_PER_GPU, SWITCHYARD_TRANSPORT, SWITCHYARD_CUDA_POINTER_CHECKS,
- * SWITCHYARD_CONTIGUOUS_BLOCKS), also made the rig's launch defaults (bench). The command line is
- * where environment variables are read; the backends take options.
+ * SWITCHYARD_CONTIGUOUS_BLOCKS), handed to the cuda backend and to the bench. The command line is
+ * where environment variables are read; the backends and the bench take options.
  */
 export function cudaOptions(rig: typeof import("@switchyard/cuda-rig")) {
-  const options = rig.cudaOptionsFromEnv(process.env);
-  rig.setLaunchDefaults({ ranksPerGpu: options.ranksPerGpu, native: options.runtime });
-  return options;
+  return rig.cudaOptionsFromEnv(process.env);
 }
 
 function noVariants(name: string, variant: string | undefined): void {

@@ -1,13 +1,17 @@
 import { cudaOptions } from "./backends.js";
 import type { CliIo } from "./io.js";
 
-/** `switchyard bench ...`: hands over to `runBench(argv)` of @switchyard/cuda-rig (an optional dependency). */
+/**
+ * `switchyard bench ...`: hands over to `runBench(argv, { workers })` of @switchyard/cuda-rig (an
+ * optional dependency), its workers started with the ranks per GPU and runtime options of this
+ * process's environment.
+ */
 export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
-  let runBench: (argv: string[]) => Promise<unknown>;
+  let runBench: () => Promise<unknown>;
   try {
     const rig = await import("@switchyard/cuda-rig");
-    cudaOptions(rig);
-    runBench = rig.runBench;
+    const workers = rig.workerSetupOf(cudaOptions(rig));
+    runBench = () => rig.runBench(argv, { workers });
   } catch (e) {
     io.err(
       `bench: cannot load @switchyard/cuda-rig (${e instanceof Error ? e.message : String(e)}); ` +
@@ -15,6 +19,6 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     );
     return 2;
   }
-  const status = await runBench(argv);
+  const status = await runBench();
   return typeof status === "number" ? status : 0;
 }

@@ -17,7 +17,6 @@ import {
   outputModeFor,
   visibleGpuCount,
 } from "@switchyard/cuda";
-import { launchDefaults } from "./launcher.js";
 import type { CudaBackendOptions } from "./options.js";
 import { acquireGroup } from "./pool.js";
 import { CudaSession } from "./session.js";
@@ -26,17 +25,17 @@ import { CudaSession } from "./session.js";
  * What this backend runs: the masked and contiguous layouts, bf16 or fp8 in and out (bf16 -> fp8
  * quantised in dispatch send), DP groups, deterministic row order, per-peer step counters with
  * the kernels' wait times (`stats`); one process per rank, one rank per GPU unless several were
- * asked for (option `ranksPerGpu`), so at most visible GPUs times that many ranks. topK at most 32
- * (a token's slots are one warp's lanes).
+ * asked for (option `ranksPerGpu`), so at most visible GPUs times that many ranks (`maxRanks`,
+ * default one rank per visible GPU). topK at most 32 (a token's slots are one warp's lanes).
  * The contiguous layout and the stats were gated behind environment switches until device runs
  * proved them (results/2026-11-21-v1, results/2026-11-21-v3).
  */
-export function cudaCapabilities(gpus = visibleGpuCount() * launchDefaults().ranksPerGpu): Capabilities {
+export function cudaCapabilities(maxRanks = visibleGpuCount()): Capabilities {
   return Object.freeze({
     layouts: CUDA_LAYOUTS,
     inputDtypes: ["bf16", "fp8-e4m3"],
     dispatchDtypes: ["bf16", "fp8-e4m3"],
-    maxRanks: gpus,
+    maxRanks,
     maxHidden: 1 << 16,
     maxTopK: 32,
     hiddenMultiple: 1,
@@ -61,9 +60,8 @@ export async function cudaUnavailableReason(): Promise<string | null> {
 
 /**
  * The CUDA backend with these options: one worker process per rank, kernels over NVSHMEM, e.g.
- * `cudaBackend({ output: "exact", ranksPerGpu: 2 })`. Options not given take the launch defaults
- * (one rank per GPU and the library's runtime defaults, unless the rig's command line set others)
- * and worst-case output. Nothing here reads the environment.
+ * `cudaBackend({ output: "exact", ranksPerGpu: 2 })`. Options not given mean one rank per GPU, the
+ * library's runtime defaults and worst-case output. Nothing here reads the environment.
  */
 export function cudaBackend(options: CudaBackendOptions = {}, name = "cuda"): Backend {
   if (
@@ -71,11 +69,11 @@ export function cudaBackend(options: CudaBackendOptions = {}, name = "cuda"): Ba
     !(Number.isInteger(options.ranksPerGpu) && options.ranksPerGpu >= 1)
   )
     throw new RangeError(`cudaBackend: ranksPerGpu ${options.ranksPerGpu} must be a whole number >= 1`);
-  const perGpu = () => options.ranksPerGpu ?? launchDefaults().ranksPerGpu;
+  const perGpu = options.ranksPerGpu ?? 1;
   return {
     name,
     get capabilities(): Capabilities {
-      return cudaCapabilities(visibleGpuCount() * perGpu());
+      return cudaCapabilities(visibleGpuCount() * perGpu);
     },
     unavailableReason: cudaUnavailableReason,
     async createSession(config: EpConfig, sessionOptions: SessionOptions = {}): Promise<Session> {
@@ -85,10 +83,10 @@ export function cudaBackend(options: CudaBackendOptions = {}, name = "cuda"): Ba
       const reason = await cudaUnavailableReason();
       if (reason !== null) throw new BackendUnavailableError(name, reason);
       const gpus = visibleGpuCount();
-      if (config.ranks > gpus * perGpu()) {
+      if (config.ranks > gpus * perGpu) {
         throw new UnsupportedError(
           name,
-          `${config.ranks} ranks: ${perGpu()} rank(s) per GPU and only ${gpus} GPUs are visible (option ranksPerGpu, or SWITCHYARD_CUDA_RANKS_PER_GPU for the command lines, sets ranks per GPU)`,
+          `${config.ranks} ranks: ${perGpu} rank(s) per GPU and only ${gpus} GPUs are visible (option ranksPerGpu, or SWITCHYARD_CUDA_RANKS_PER_GPU for the command lines, sets ranks per GPU)`,
         );
       }
       const timeoutMs = sessionOptions.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -99,10 +97,7 @@ export function cudaBackend(options: CudaBackendOptions = {}, name = "cuda"): Ba
         layout.symmetricBytes,
         config.ranks,
         {},
-        {
-          ranksPerGpu: options.ranksPerGpu,
-          native: options.runtime,
-        },
+        { ranksPerGpu: perGpu, native: options.runtime },
       );
       try {
         return await CudaSession.open(config, group, timeoutMs, { stats: true, output });

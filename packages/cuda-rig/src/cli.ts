@@ -8,18 +8,18 @@
  *   node dist/cli.js bench ...                                  same as `switchyard bench ...`
  *   node dist/cli.js faults | soak | cycles | abi-fuzz | fuzz ...   robustness (checks/commands.ts)
  * Prints a table last; exits 1 if any check failed. Reads SWITCHYARD_CUDA_RANKS_PER_GPU and the
- * runtime variables (cudaOptionsFromEnv) once, here.
+ * runtime variables (cudaOptionsFromEnv) once, here, and passes them to every command it runs.
  */
 import { writeFileSync } from "node:fs";
 import type { EpConfig } from "@switchyard/core";
-import { cudaCapabilities, cudaUnavailableReason } from "./backend.js";
+import { cudaBackend, cudaUnavailableReason } from "./backend.js";
 import { runBench } from "./bench/run.js";
 import { runBaselineChecks } from "./checks/baselineRun.js";
 import { robustnessCommand } from "./checks/commands.js";
 import { baselineConfigs, checkConfigs } from "./checks/configs.js";
 import { deepSeekConfig, median, runGraphCheck, runTimeoutChecks } from "./checks/run.js";
-import { setLaunchDefaults } from "./launcher.js";
-import { cudaOptionsFromEnv } from "./options.js";
+import type { WorkerSetup } from "./launcher.js";
+import { backendOptionsFor, cudaOptionsFromEnv, workerSetupOf } from "./options.js";
 import { drainPool } from "./pool.js";
 
 function arg(name: string, fallback: string): string {
@@ -34,6 +34,7 @@ function describe(c: EpConfig): string {
 async function checks(
   ranks: number,
   layout: "masked" | "contiguous",
+  workers: WorkerSetup,
 ): Promise<{ ok: boolean; report: unknown }> {
   const rows: string[] = [];
   const report: unknown[] = [];
@@ -43,7 +44,14 @@ async function checks(
     if (only !== "" && Number(only) !== i) continue;
     // Protocol version 2's kernels store into peers directly (no put path yet).
     for (const transport of ["direct"] as const) {
-      const r = await runGraphCheck(c, { seed: 100 + i, transport, warmup: 1, replays: 4, checkEvery: true });
+      const r = await runGraphCheck(c, {
+        seed: 100 + i,
+        transport,
+        warmup: 1,
+        replays: 4,
+        checkEvery: true,
+        workers,
+      });
       ok &&= r.ok;
       report.push(r);
       rows.push(
@@ -52,7 +60,8 @@ async function checks(
     }
   }
   // The timeout checks run a 2-rank world: skipped where only one rank fits (one GPU, one rank per GPU).
-  const t = only === "" && cudaCapabilities().maxRanks >= 2 ? await runTimeoutChecks(500, layout) : [];
+  const fitsTwo = cudaBackend(backendOptionsFor(workers)).capabilities.maxRanks >= 2;
+  const t = only === "" && fitsTwo ? await runTimeoutChecks(500, layout, workers) : [];
   for (const c of t) {
     ok &&= c.ok;
     rows.push(
@@ -65,8 +74,8 @@ async function checks(
   return { ok, report };
 }
 
-async function baseline(ranks: number): Promise<{ ok: boolean; report: unknown }> {
-  const out = await runBaselineChecks(baselineConfigs(ranks));
+async function baseline(ranks: number, workers: WorkerSetup): Promise<{ ok: boolean; report: unknown }> {
+  const out = await runBaselineChecks(baselineConfigs(ranks), { workers });
   const rows = out.map(
     (r) =>
       `${r.ok ? "PASS" : "FAIL"} nccl baseline ${describe(r.config)} (3 steps vs reference, ${r.wallMs} ms)${r.ok ? "" : `: ${r.errors.slice(0, 3).join(" | ")}`}`,
@@ -75,7 +84,11 @@ async function baseline(ranks: number): Promise<{ ok: boolean; report: unknown }
   return { ok: out.length > 0 && out.every((r) => r.ok), report: out };
 }
 
-async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; report: unknown }> {
+async function deepseek(
+  ranks: number,
+  replays: number,
+  workers: WorkerSetup,
+): Promise<{ ok: boolean; report: unknown }> {
   const config = deepSeekConfig(ranks);
   const r = await runGraphCheck(config, {
     seed: 7,
@@ -83,6 +96,7 @@ async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; 
     replays,
     checkEvery: false,
     peerWrite: { bytes: 256 * 2 ** 20, iters: 10 },
+    workers,
   });
   const dMed = r.results.map((x) => median(x.dispatchMs));
   const cMed = r.results.map((x) => median(x.combineMs));
@@ -121,28 +135,28 @@ async function deepseek(ranks: number, replays: number): Promise<{ ok: boolean; 
 
 async function main(): Promise<void> {
   // The one place this package reads the environment: ranks per GPU and the runtime options
-  // every worker it launches (checks, bench, fuzz) is created with.
-  const env = cudaOptionsFromEnv(process.env);
-  setLaunchDefaults({ ranksPerGpu: env.ranksPerGpu, native: env.runtime });
+  // every worker it launches (checks, bench, faults, soak, cycles, fuzz) is created with, passed
+  // to each command below.
+  const workers = workerSetupOf(cudaOptionsFromEnv(process.env));
   const cmd = process.argv[2] ?? "checks";
   if (cmd === "bench") {
-    process.exit(await runBench(process.argv.slice(3)));
+    process.exit(await runBench(process.argv.slice(3), { workers }));
   }
   const reason = await cudaUnavailableReason();
   if (reason !== null) {
     console.error(`cuda backend unavailable: ${reason}`);
     process.exit(2);
   }
-  const robustness = await robustnessCommand(cmd, arg);
+  const robustness = await robustnessCommand(cmd, arg, workers);
   if (robustness !== null) process.exit(robustness.ok ? 0 : 1);
   const ranks = Number(arg("ranks", cmd === "deepseek" ? "4" : "2"));
   const layout = arg("layout", "masked") === "contiguous" ? "contiguous" : "masked";
   const out =
     cmd === "deepseek"
-      ? await deepseek(ranks, Number(arg("replays", "200")))
+      ? await deepseek(ranks, Number(arg("replays", "200")), workers)
       : cmd === "baseline"
-        ? await baseline(ranks)
-        : await checks(ranks, layout);
+        ? await baseline(ranks, workers)
+        : await checks(ranks, layout, workers);
   const json = arg("json", "");
   if (json) writeFileSync(json, JSON.stringify(out.report, null, 1));
   process.exit(out.ok ? 0 : 1);

@@ -5,20 +5,16 @@
 export { cudaBackend, cudaCapabilities, cudaUnavailableReason } from "./backend.js";
 export { BENCH_USAGE, type BenchOptions, parseBenchArgs } from "./bench/args.js";
 export type { BenchReport, PointResult } from "./bench/report.js";
-export { type BenchIo, runBench } from "./bench/run.js";
+export { type BenchHooks, type BenchIo, type RunBenchOptions, runBench } from "./bench/run.js";
 export { renderSvg } from "./bench/svg.js";
+export { type LaunchOptions, WorkerGroup, type WorkerSetup } from "./launcher.js";
 export {
-  type LaunchDefaults,
-  type LaunchOptions,
-  launchDefaults,
-  setLaunchDefaults,
-  WorkerGroup,
-} from "./launcher.js";
-export {
+  backendOptionsFor,
   CUDA_VARIANTS,
   type CudaBackendOptions,
   cudaOptionsFromEnv,
   mergeCudaOptions,
+  workerSetupOf,
 } from "./options.js";
 export { drainPool } from "./pool.js";
 export { cudaVariant } from "./variant.js";

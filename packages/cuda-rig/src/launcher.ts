@@ -7,30 +7,28 @@ import { deserializeError, WorkerExitError, WorkerTimeoutError } from "./workerE
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** What a launch without `ranksPerGpu` / `native` uses. */
-export interface LaunchDefaults {
-  ranksPerGpu: number;
-  native: NativeRuntimeOptions;
-}
-
-let defaults: LaunchDefaults = { ranksPerGpu: 1, native: {} };
-
 /**
- * Sets what launches without `ranksPerGpu` / `native` use (default: one rank per GPU, the
- * library's defaults). Only the rig's command line (cli.ts) calls it, once, with the options its
- * environment asks for; the checks and the bench it runs launch their workers with them.
+ * How a command's workers are started: ranks per GPU and the library's runtime options, always
+ * passed explicitly. The rig's command line (cli.ts) builds one from its environment and hands it
+ * to every runner it dispatches to, which passes it on to `WorkerGroup.launch` (or `cudaBackend`).
+ * Fields not given mean one rank per GPU and the library's runtime defaults.
  */
-export function setLaunchDefaults(d: Partial<LaunchDefaults>): void {
-  defaults = { ranksPerGpu: d.ranksPerGpu ?? defaults.ranksPerGpu, native: d.native ?? defaults.native };
+export interface WorkerSetup {
+  /**
+   * Ranks (NVSHMEM PEs) sharing one GPU when `devices` is not given: default 1. Several ranks on
+   * one GPU is a mode you choose: two PEs share it by time slices, four or more should run under
+   * an MPS daemon (`nvidia-cuda-mps-control -d` first), whose clients run at once. README "Several
+   * ranks on one GPU".
+   */
+  ranksPerGpu?: number;
+  /** The library's runtime options every worker's CudaRuntime is created with; default the library's defaults. */
+  native?: NativeRuntimeOptions;
 }
 
-export function launchDefaults(): LaunchDefaults {
-  return defaults;
-}
 /** The compiled worker entry (dist/worker/main.js). */
 export const DEFAULT_WORKER = join(here, "worker", "main.js");
 
-export interface LaunchOptions {
+export interface LaunchOptions extends WorkerSetup {
   /** World size: one worker process per rank. */
   ranks: number;
   /**
@@ -38,15 +36,6 @@ export interface LaunchOptions {
    * several ranks per GPU were asked for).
    */
   devices?: number[];
-  /**
-   * Ranks (NVSHMEM PEs) sharing one GPU when `devices` is not given: default
-   * `launchDefaults().ranksPerGpu` (1 unless the command line set it). Several ranks on one GPU is a mode you choose: two
-   * PEs share it by time slices, four or more should run under an MPS daemon
-   * (`nvidia-cuda-mps-control -d` first), whose clients run at once. README "Several ranks on one GPU".
-   */
-  ranksPerGpu?: number;
-  /** The library's runtime options every worker's CudaRuntime is created with; default `launchDefaults().native`. */
-  native?: NativeRuntimeOptions;
   /** Extra environment for every worker (NVLink multicast is forced off regardless). */
   env?: Record<string, string>;
   /** Worker script (tests pass a stand-in). */
@@ -117,7 +106,7 @@ export class WorkerGroup {
   static async launch(o: LaunchOptions): Promise<WorkerGroup> {
     const g = new WorkerGroup(o.ranks, o.failFast ?? true);
     const path = o.workerPath ?? DEFAULT_WORKER;
-    const devices = o.devices ?? devicesFor(o.ranks, o.ranksPerGpu ?? defaults.ranksPerGpu);
+    const devices = o.devices ?? devicesFor(o.ranks, o.ranksPerGpu ?? 1);
     for (let rank = 0; rank < o.ranks; rank++) {
       const device = devices[rank] ?? rank;
       const child = fork(path, [], {
@@ -131,7 +120,7 @@ export class WorkerGroup {
       child.on("error", (err) => g.fail(new WorkerExitError(rank, null, null, err.message)));
     }
     const timeout = o.initTimeoutMs ?? 120_000;
-    const native = o.native ?? defaults.native;
+    const native = o.native ?? {};
     try {
       const uniqueId = await g.call<Uint8Array>(0, "uniqueId", {}, timeout);
       g.info = await g.all(

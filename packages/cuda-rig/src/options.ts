@@ -6,6 +6,7 @@ import {
   ranksPerGpu,
   runtimeOptionsFromEnv,
 } from "@switchyard/cuda";
+import type { WorkerSetup } from "./launcher.js";
 
 /**
  * How `cudaBackend(options)` runs its sessions. Every field is explicit: nothing here or below it
@@ -48,4 +49,14 @@ export function cudaOptionsFromEnv(env: NodeJS.ProcessEnv): CudaBackendOptions {
   if (output !== undefined) o.output = output;
   if (env[RANKS_PER_GPU_ENV] !== undefined) o.ranksPerGpu = ranksPerGpu(env);
   return o;
+}
+
+/** How sessions of `cudaBackend(options)` start their workers: its ranks per GPU and runtime options. */
+export function workerSetupOf(options: CudaBackendOptions): WorkerSetup {
+  return { ranksPerGpu: options.ranksPerGpu, native: options.runtime };
+}
+
+/** Backend options whose sessions start their workers as `workers` says (a runner's cudaBackend). */
+export function backendOptionsFor(workers: WorkerSetup = {}): CudaBackendOptions {
+  return { ranksPerGpu: workers.ranksPerGpu, runtime: workers.native };
 }

@@ -11,9 +11,9 @@ describe("WorkerGroup (stand-in workers, no GPU)", () => {
     const g = await WorkerGroup.launch({ ranks: 3, workerPath: fake, devices: [2, 1, 0] });
     try {
       expect(g.info).toEqual([
-        { rank: 0, ranks: 3, device: 2, idByte: 7 },
-        { rank: 1, ranks: 3, device: 1, idByte: 7 },
-        { rank: 2, ranks: 3, device: 0, idByte: 7 },
+        { rank: 0, ranks: 3, device: 2, idByte: 7, native: {} },
+        { rank: 1, ranks: 3, device: 1, idByte: 7, native: {} },
+        { rank: 2, ranks: 3, device: 0, idByte: 7, native: {} },
       ]);
       const env = await g.call<Record<string, string>>(1, "env", {}, 5000);
       expect(env).toEqual({
@@ -24,6 +24,27 @@ describe("WorkerGroup (stand-in workers, no GPU)", () => {
       });
     } finally {
       await g.close();
+    }
+  });
+
+  it("places ranks and creates runtimes as its options say: one rank per GPU and the library's defaults without them", async () => {
+    const plain = await WorkerGroup.launch({ ranks: 3, workerPath: fake });
+    try {
+      expect(plain.info.map((i) => (i as { device: number }).device)).toEqual([0, 1, 2]);
+      expect(plain.info.map((i) => (i as { native: unknown }).native)).toEqual([{}, {}, {}]);
+    } finally {
+      await plain.close();
+    }
+    const native = { transport: "put", pointerChecks: false } as const;
+    const shared = await WorkerGroup.launch({ ranks: 3, workerPath: fake, ranksPerGpu: 2, native });
+    try {
+      expect(shared.info.map((i) => (i as { device: number }).device)).toEqual([0, 0, 1]);
+      expect(shared.info.map((i) => (i as { native: unknown }).native)).toEqual([native, native, native]);
+      expect(await shared.call<Record<string, string>>(2, "env", {}, 5000)).toMatchObject({
+        SWITCHYARD_DEVICE: "1",
+      });
+    } finally {
+      await shared.close();
     }
   });
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { visibleGpuCount } from "@switchyard/cuda";
 import { cudaUnavailableReason } from "../backend.js";
-import { launchDefaults, WorkerGroup } from "../launcher.js";
+import { WorkerGroup, type WorkerSetup } from "../launcher.js";
 import { BENCH_USAGE, type BenchOptions, BenchUsageError, parseBenchArgs } from "./args.js";
 import { aggregate, type BenchPoint, failedPoint, heapBytesFor, planPoints } from "./plan.js";
 import { Progress, type ProgressSink } from "./progress.js";
@@ -25,6 +25,19 @@ export interface BenchHooks {
   workerPath?: string;
   gpus?: number;
   unavailableReason?: () => Promise<string | null>;
+}
+
+/** What `runBench` runs with besides its command line. */
+export interface RunBenchOptions {
+  /**
+   * How the workers start: ranks per GPU (`--ranks` may be up to visible GPUs times that many) and
+   * runtime options; default one rank per GPU, the library's defaults. The command lines pass what
+   * their environment asked for.
+   */
+  workers?: WorkerSetup;
+  /** Where the bench writes; default stdout, and stderr for messages and the progress bar. */
+  io?: BenchIo;
+  hooks?: BenchHooks;
 }
 
 const processIo: BenchIo = {
@@ -74,7 +87,10 @@ function writeOutputs(o: BenchOptions, report: BenchReport): void {
   }
 }
 
-/** Starts the workers (one per GPU), measures the NVLink peer-write bandwidth, brings NCCL up. */
+/**
+ * Starts the workers (one per GPU unless `workers` puts several on one), measures the NVLink
+ * peer-write bandwidth, brings NCCL up.
+ */
 async function startGroup(
   o: BenchOptions,
   ranks: number,
@@ -82,9 +98,10 @@ async function startGroup(
   report: BenchReport,
   io: BenchIo,
   hooks: BenchHooks,
+  workers: WorkerSetup,
 ) {
   const env: Record<string, string> = { NVSHMEM_SYMMETRIC_SIZE: String(heapBytesFor(points)) };
-  const group = await WorkerGroup.launch({ ranks, env, workerPath: hooks.workerPath });
+  const group = await WorkerGroup.launch({ ...workers, ranks, env, workerPath: hooks.workerPath });
   if (report.nvlink.peerWriteGBps.length === 0) {
     const bytes = o.peerMiB * 2 ** 20;
     report.nvlink.peerWriteGBps = await group.all<number>("peerWrite", () => ({ bytes, iters: 10 }), 300_000);
@@ -111,13 +128,11 @@ async function startGroup(
  * `switchyard bench`: the sweep of `parseBenchArgs`, on one worker process per GPU, ours and the
  * NCCL baseline point by point; a table row per point as it finishes (progress bar on stderr),
  * the JSON report and SVG plot rewritten after every point. Returns the exit status: 0, 1 when a
- * point failed or found errors, 2 for a bad command line or no GPU backend.
+ * point failed or found errors, 2 for a bad command line or no GPU backend. The workers start as
+ * `options.workers` says.
  */
-export async function runBench(
-  argv: string[],
-  io: BenchIo = processIo,
-  hooks: BenchHooks = {},
-): Promise<number> {
+export async function runBench(argv: string[], options: RunBenchOptions = {}): Promise<number> {
+  const { io = processIo, hooks = {}, workers = {} } = options;
   let o: BenchOptions;
   try {
     o = parseBenchArgs(argv);
@@ -137,7 +152,7 @@ export async function runBench(
   }
   const gpus = hooks.gpus ?? visibleGpuCount();
   const ranks = o.ranks ?? gpus;
-  if (ranks < 1 || ranks > gpus * launchDefaults().ranksPerGpu || o.experts % ranks !== 0) {
+  if (ranks < 1 || ranks > gpus * (workers.ranksPerGpu ?? 1) || o.experts % ranks !== 0) {
     io.err(
       `switchyard bench: ${ranks} ranks with ${gpus} visible GPUs and ${o.experts} experts is not possible\n`,
     );
@@ -177,7 +192,7 @@ export async function runBench(
   };
   const impls: Impl[] = o.baseline ? ["switchyard", "nccl"] : ["switchyard"];
   const progress = new Progress(io.progress, points.length * impls.length);
-  let { group, nccl } = await startGroup(o, ranks, points, report, io, hooks);
+  let { group, nccl } = await startGroup(o, ranks, points, report, io, hooks, workers);
   io.out(
     `switchyard bench: ${ranks} x ${report.device.name ?? "GPU"}, peer-write ${report.nvlink.peerWriteGBps.map((g) => g.toFixed(0)).join(" / ")} GB/s` +
       `${report.nccl.version ? `, NCCL ${report.nccl.version}` : ""}, ${o.steps} steps after ${o.warmup} warm-up\n${tableHeader()}\n`,
@@ -227,7 +242,7 @@ export async function runBench(
           // A worker died or stopped answering: the rest of the sweep gets a fresh world.
           restarts++;
           await group.close();
-          ({ group, nccl } = await startGroup(o, ranks, points, report, io, hooks));
+          ({ group, nccl } = await startGroup(o, ranks, points, report, io, hooks, workers));
         }
       }
     }

@@ -1,5 +1,5 @@
 import { computeLayout, type EpConfig } from "@switchyard/core";
-import { WorkerGroup } from "../launcher.js";
+import { WorkerGroup, type WorkerSetup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
 
 export interface BaselineCheckOutcome {
@@ -12,16 +12,21 @@ export interface BaselineCheckOutcome {
 /**
  * The NCCL baseline checked against core's reference on `configs.ranks` worker processes: NCCL is
  * brought up as the bench does (rank 0's unique id relayed), then every config runs `steps`
- * steps whose dispatch outputs and y are compared bit for bit (checks/baselineStep.ts).
+ * steps whose dispatch outputs and y are compared bit for bit (checks/baselineStep.ts). The
+ * workers start as `o.workers` says.
  */
 export async function runBaselineChecks(
   configs: EpConfig[],
-  o: { tokens?: number; steps?: number; seed?: number } = {},
+  o: { tokens?: number; steps?: number; seed?: number; workers?: WorkerSetup } = {},
 ): Promise<BaselineCheckOutcome[]> {
   if (configs.length === 0) return [];
   const ranks = configs[0].ranks;
   const heap = Math.max(...configs.map((c) => heapSizeFor(computeLayout(c).symmetricBytes)));
-  const group = await WorkerGroup.launch({ ranks, env: { NVSHMEM_SYMMETRIC_SIZE: String(heap) } });
+  const group = await WorkerGroup.launch({
+    ...o.workers,
+    ranks,
+    env: { NVSHMEM_SYMMETRIC_SIZE: String(heap) },
+  });
   const out: BaselineCheckOutcome[] = [];
   try {
     const uniqueId = await group.call<Uint8Array>(0, "ncclUniqueId", {}, 60_000);

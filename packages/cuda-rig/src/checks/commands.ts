@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { visibleGpuCount } from "@switchyard/cuda";
+import type { WorkerSetup } from "../launcher.js";
 import { drainPool } from "../pool.js";
 import { formatAbiFuzz, runAbiFuzz } from "./abiFuzz.js";
 import { formatCycles, runCycles } from "./cycles.js";
@@ -24,11 +25,13 @@ function num(arg: ArgReader, name: string, fallback: number): number {
  *   cycles   [--count 1000] [--ranks N]             session create / destroy, leak verdict after warm-up
  *   abi-fuzz [--seed 1] [--iterations 400]          build/abi_fuzz against a reference case
  *   fuzz     [--runs 30] [--max-ranks N] [--max-hidden 512] [--seed S]   conformance's fuzzBackend
- * Returns null for another command.
+ * Every worker they start (faults, soak, cycles, fuzz) starts as `workers` says: the ranks per GPU
+ * and runtime options the command line's environment asked for. Returns null for another command.
  */
 export async function robustnessCommand(
   cmd: string,
   arg: ArgReader,
+  workers: WorkerSetup,
 ): Promise<{ ok: boolean; report: unknown } | null> {
   const ranks = () => num(arg, "ranks", visibleGpuCount());
   const json = arg("json", "");
@@ -40,6 +43,7 @@ export async function robustnessCommand(
       const out = await runFaults({
         ranks: ranks(),
         timeoutMs: num(arg, "timeout-ms", 1000),
+        workers,
         onCase: (o, i, n) => console.log(`[${i + 1}/${n}] ${formatFault(o)}`),
       });
       const ok = out.length > 0 && out.every((o) => o.ok);
@@ -59,6 +63,7 @@ export async function robustnessCommand(
         sets: num(arg, "sets", 64),
         chunk: num(arg, "chunk", 2500),
         maxSeconds: arg("max-seconds", "") ? num(arg, "max-seconds", 0) : undefined,
+        workers,
         onProgress: (p) => {
           process.stderr.write(
             `soak: ${p.stepsDone}/${p.stepsRequested} steps, ${p.stepsPerSecond.toFixed(0)} steps/s, ${p.mismatchedSteps} mismatched\n`,
@@ -74,6 +79,7 @@ export async function robustnessCommand(
       const r = await runCycles({
         ranks: ranks(),
         count: num(arg, "count", 1000),
+        workers,
         onProgress: (done, total) => process.stderr.write(`cycles: ${done}/${total}\n`),
       });
       console.log(formatCycles(r));
@@ -93,6 +99,7 @@ export async function robustnessCommand(
         seed: seed ? Number(seed) : undefined,
         maxRanks: num(arg, "max-ranks", visibleGpuCount()),
         maxHidden: num(arg, "max-hidden", 512),
+        workers,
       });
       console.log(r.text);
       save(r.report);

@@ -1,6 +1,6 @@
 import { defineConfig, type EpConfig } from "@switchyard/core";
 import { endpointLayout } from "@switchyard/cuda";
-import { WorkerGroup } from "../launcher.js";
+import { WorkerGroup, type WorkerSetup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
 import { CudaSession } from "../session.js";
 import { type MemoryFigures, type MemorySample, memoryFigures, sampleMemory } from "./soakRun.js";
@@ -44,6 +44,9 @@ export interface CyclesOptions {
   sampleEvery?: number;
   timeoutMs?: number;
   seed?: number;
+  /** How the workers start (ranks per GPU, runtime options), unless `launch` is given. */
+  workers?: WorkerSetup;
+  /** Starts the workers (default: real workers started as `workers` says). */
   launch?: (ranks: number, env: Record<string, string>) => Promise<WorkerGroup>;
   /** Compare the checked steps with core's reference (default true). */
   verify?: boolean;
@@ -177,7 +180,8 @@ export async function runCycles(o: CyclesOptions): Promise<CyclesReport> {
     wallMs: 0,
   };
   const env = { NVSHMEM_SYMMETRIC_SIZE: String(heap) };
-  const group = await (o.launch ?? ((ranks, e) => WorkerGroup.launch({ ranks, env: e })))(o.ranks, env);
+  const launch = o.launch ?? ((ranks, e) => WorkerGroup.launch({ ...o.workers, ranks, env: e }));
+  const group = await launch(o.ranks, env);
   const keep = async () => {};
   const sample = async (cycle: number) => {
     report.series.push({ cycle, ranks: await sampleMemory(group) });

@@ -1,6 +1,6 @@
 import { defineConfig, type EpConfig } from "@switchyard/core";
 import { endpointLayout } from "@switchyard/cuda";
-import { WorkerGroup } from "../launcher.js";
+import { WorkerGroup, type WorkerSetup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
 import { type FaultAction, type FaultPhase, type FaultPlan, HOOKS_ENV } from "../worker/hooks.js";
 import { expertOutputsAny } from "./contiguous.js";
@@ -73,7 +73,12 @@ export interface FaultCaseOptions {
   /** How far past timeoutMs a survivor's error may come (IPC, launch of the kernel; default 3 s). */
   slackMs?: number;
   seed?: number;
-  /** Starts the world (default: real workers with the hooks on, a dead worker not failing the rest). */
+  /** How the fault world's workers start (ranks per GPU, runtime options), unless `launch` is given. */
+  workers?: WorkerSetup;
+  /**
+   * Starts the world (default: real workers started as `workers` says, with the hooks on, a dead
+   * worker not failing the rest).
+   */
   launch?: (ranks: number, env: Record<string, string>) => Promise<WorkerGroup>;
   /** A new session on the same GPUs, one step checked against core's reference. */
   recover: (config: EpConfig) => Promise<RecoveryOutcome>;
@@ -85,10 +90,6 @@ const CALLS: FaultPhase[] = ["dispatchSend", "dispatchRecv", "combineSend", "com
 
 function describeError(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-}
-
-function defaultLaunch(ranks: number, env: Record<string, string>): Promise<WorkerGroup> {
-  return WorkerGroup.launch({ ranks, env, failFast: false });
 }
 
 /**
@@ -119,7 +120,9 @@ export async function runFaultCase(
     [HOOKS_ENV]: "1",
     NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(endpointLayout(config).symmetricBytes)),
   };
-  const group = await (o.launch ?? defaultLaunch)(o.ranks, env);
+  const launch =
+    o.launch ?? ((ranks, e) => WorkerGroup.launch({ ...o.workers, ranks, env: e, failFast: false }));
+  const group = await launch(o.ranks, env);
   try {
     const world = await World.open(group, config, o.timeoutMs);
     const step0 = await checkedStep(world, config, seed, { verify });

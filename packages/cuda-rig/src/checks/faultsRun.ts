@@ -1,5 +1,7 @@
 import type { EpConfig } from "@switchyard/core";
 import { cudaBackend } from "../backend.js";
+import type { WorkerSetup } from "../launcher.js";
+import { backendOptionsFor } from "../options.js";
 import { drainPool } from "../pool.js";
 import { FAULT_PHASES, type FaultAction, type FaultPhase } from "../worker/hooks.js";
 import { type FaultCaseOptions, type FaultOutcome, type RecoveryOutcome, runFaultCase } from "./faults.js";
@@ -14,13 +16,20 @@ export interface FaultsOptions extends Omit<FaultCaseOptions, "recover"> {
 }
 
 /**
- * After a fault: a session made the way users make one (cudaBackend().createSession, a fresh pooled
- * world on the same GPUs) runs one step checked bit for bit against core's reference.
+ * After a fault: a session made the way users make one (cudaBackend(options).createSession, a fresh
+ * pooled world on the same GPUs, its workers started as `workers` says) runs one step checked bit
+ * for bit against core's reference.
  */
-export async function recoverWithBackend(config: EpConfig, seed = 700): Promise<RecoveryOutcome> {
+export async function recoverWithBackend(
+  config: EpConfig,
+  seed = 700,
+  workers: WorkerSetup = {},
+): Promise<RecoveryOutcome> {
   const t0 = Date.now();
   try {
-    const session = await cudaBackend().createSession(config, { timeoutMs: 10_000 });
+    const session = await cudaBackend(backendOptionsFor(workers)).createSession(config, {
+      timeoutMs: 10_000,
+    });
     let errors: string[];
     try {
       errors = await checkedStep(session, config, seed);
@@ -40,7 +49,8 @@ export async function recoverWithBackend(config: EpConfig, seed = 700): Promise<
 
 /**
  * The rank-failure world: every phase x action (default: 4 phases x kill, stall), the victim
- * rotating over the ranks (rank 1 first), each case in a world of its own followed by a recovery.
+ * rotating over the ranks (rank 1 first), each case in a world of its own followed by a recovery;
+ * the fault worlds and the recoveries start their workers as `o.workers` says.
  */
 export async function runFaults(o: FaultsOptions): Promise<FaultOutcome[]> {
   if (o.ranks < 2) throw new RangeError(`runFaults: ${o.ranks} ranks; a rank failure needs at least 2`);
@@ -53,7 +63,7 @@ export async function runFaults(o: FaultsOptions): Promise<FaultOutcome[]> {
     const r = await runFaultCase(c.phase, c.action, victim, {
       ...o,
       seed: (o.seed ?? 600) + 10 * i,
-      recover: o.recover ?? ((config) => recoverWithBackend(config, 700 + i)),
+      recover: o.recover ?? ((config) => recoverWithBackend(config, 700 + i, o.workers)),
     });
     out.push(r);
     o.onCase?.(r, i, cases.length);

@@ -1,7 +1,8 @@
 import { defineConfig, type EpConfig, TimeoutError } from "@switchyard/core";
 import { endpointLayout } from "@switchyard/cuda";
 import { cudaBackend } from "../backend.js";
-import { WorkerGroup } from "../launcher.js";
+import { WorkerGroup, type WorkerSetup } from "../launcher.js";
+import { backendOptionsFor } from "../options.js";
 import { heapSizeFor } from "../pool.js";
 import type { GraphStepOptions, GraphStepResult } from "./graphStep.js";
 
@@ -14,12 +15,16 @@ export interface GraphCheckOutcome {
   wallMs: number;
 }
 
-/** Runs the graph check (eager step + captured, replayed steps) on `config.ranks` worker processes. */
+/**
+ * Runs the graph check (eager step + captured, replayed steps) on `config.ranks` worker processes,
+ * started as `o.workers` says (default one rank per GPU, the library's runtime defaults).
+ */
 export async function runGraphCheck(
   config: EpConfig,
   o: Partial<Omit<GraphStepOptions, "config">> & {
     transport?: "direct" | "put";
     peerWrite?: { bytes: number; iters: number };
+    workers?: WorkerSetup;
   } = {},
 ): Promise<GraphCheckOutcome & { peerWriteGBps?: number[] }> {
   const t0 = Date.now();
@@ -28,7 +33,7 @@ export async function runGraphCheck(
     NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(endpointLayout(config).symmetricBytes)),
   };
   if (transport === "put") env.SWITCHYARD_TRANSPORT = "put";
-  const group = await WorkerGroup.launch({ ranks: config.ranks, env });
+  const group = await WorkerGroup.launch({ ...o.workers, ranks: config.ranks, env });
   try {
     const opts: GraphStepOptions = {
       config,
@@ -67,12 +72,15 @@ export interface TimeoutOutcome {
 /**
  * A rank that never arrives: in a 2-rank session with a short timeout, rank 1 skips a phase and
  * rank 0's wait must fail with TimeoutError(rank 0, peer 1, stage) within about the timeout (the
- * contiguous layout's first wait is in dispatch send, for every rank's counts).
+ * contiguous layout's first wait is in dispatch send, for every rank's counts). The sessions'
+ * workers start as `workers` says.
  */
 export async function runTimeoutChecks(
   timeoutMs = 500,
   layout: "masked" | "contiguous" = "masked",
+  workers: WorkerSetup = {},
 ): Promise<TimeoutOutcome[]> {
+  const backend = cudaBackend(backendOptionsFor(workers));
   const config = defineConfig({ ranks: 2, experts: 4, topK: 2, hidden: 256, maxTokensPerRank: 8, layout });
   const input = {
     x: new Uint16Array(4 * 256).fill(0x3f80),
@@ -96,7 +104,7 @@ export async function runTimeoutChecks(
     }
   };
   {
-    const s = await cudaBackend().createSession(config, { timeoutMs });
+    const s = await backend.createSession(config, { timeoutMs });
     await s.dispatchSend(0, input);
     // Contiguous: rank 0's own send waits for rank 1's counts (protocol version 2), so that is the stage.
     const stage = layout === "contiguous" ? "dispatch send" : "dispatch recv";
@@ -104,7 +112,7 @@ export async function runTimeoutChecks(
     await s.destroy();
   }
   {
-    const s = await cudaBackend().createSession(config, { timeoutMs });
+    const s = await backend.createSession(config, { timeoutMs });
     await Promise.all([s.dispatchSend(0, input), s.dispatchSend(1, input)]);
     const [d0] = await Promise.all([s.dispatchRecv(0), s.dispatchRecv(1)]);
     await s.combineSend(0, new Uint16Array(d0.x.length));

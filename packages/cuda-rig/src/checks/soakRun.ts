@@ -1,6 +1,6 @@
 import type { EpConfig } from "@switchyard/core";
 import { endpointLayout } from "@switchyard/cuda";
-import { WorkerGroup } from "../launcher.js";
+import { WorkerGroup, type WorkerSetup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
 import { buildSoakSets, type RankSet, soakConfigs } from "./soakPlan.js";
 import type { SoakChunk } from "./soakRank.js";
@@ -55,6 +55,9 @@ export interface SoakOptions {
   timeoutMs?: number;
   /** Stop after this long (the report says `cut`). */
   maxSeconds?: number;
+  /** How the workers start (ranks per GPU, runtime options), unless `launch` is given. */
+  workers?: WorkerSetup;
+  /** Starts the workers (default: real workers started as `workers` says). */
   launch?: (ranks: number, env: Record<string, string>) => Promise<WorkerGroup>;
   /** After every chunk: the report so far (stepsDone, steps/s, mismatches). */
   onProgress?: (r: SoakReport) => void;
@@ -129,7 +132,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     setupMs: 0,
     wallMs: 0,
   };
-  const group = await (o.launch ?? ((ranks, e) => WorkerGroup.launch({ ranks, env: e })))(o.ranks, env);
+  const launch = o.launch ?? ((ranks, e) => WorkerGroup.launch({ ...o.workers, ranks, env: e }));
+  const group = await launch(o.ranks, env);
   let healthy = true;
   try {
     await group.all(

@@ -1,5 +1,7 @@
 import { formatFuzzReport, fuzzBackend } from "@switchyard/conformance";
 import { cudaBackend } from "../backend.js";
+import type { WorkerSetup } from "../launcher.js";
+import { backendOptionsFor } from "../options.js";
 import { drainPool } from "../pool.js";
 
 export interface TsFuzzOptions {
@@ -9,6 +11,8 @@ export interface TsFuzzOptions {
   maxHidden: number;
   maxOps?: number;
   timeoutMs?: number;
+  /** How the backend's sessions start their workers (ranks per GPU, runtime options). */
+  workers?: WorkerSetup;
 }
 
 /**
@@ -19,7 +23,7 @@ export interface TsFuzzOptions {
  */
 export async function runTsFuzz(o: TsFuzzOptions): Promise<{ ok: boolean; text: string; report: unknown }> {
   try {
-    const report = await fuzzBackend(cudaBackend(), {
+    const report = await fuzzBackend(cudaBackend(backendOptionsFor(o.workers)), {
       numRuns: o.numRuns,
       seed: o.seed,
       maxRanks: o.maxRanks,

@@ -15,19 +15,19 @@ function io() {
 describe("runBench without a GPU", () => {
   it("--help prints the usage and returns 0", async () => {
     const { b, out } = io();
-    expect(await runBench(["--help"], b)).toBe(0);
+    expect(await runBench(["--help"], { io: b })).toBe(0);
     expect(out.join("")).toMatch(/^switchyard bench \[options\]/);
   });
 
   it("a bad flag prints what is wrong and the usage, and returns 2", async () => {
     const { b, err } = io();
-    expect(await runBench(["--steps", "0"], b)).toBe(2);
+    expect(await runBench(["--steps", "0"], { io: b })).toBe(2);
     expect(err.join("")).toMatch(/--steps 0: expected an integer >= 1[\s\S]*switchyard bench \[options\]/);
   });
 
   it("without the native addon or a GPU it says why and returns 2", async () => {
     const { b, err } = io();
-    const status = await runBench(["--quick"], b);
+    const status = await runBench(["--quick"], { io: b });
     if (status === 2) expect(err.join("")).toMatch(/the CUDA backend cannot run here/);
     else expect(status).toBeTypeOf("number"); // a GPU machine with the addon: the bench ran
   }, 600_000);
@@ -62,11 +62,13 @@ describe("runBench orchestration with stand-in workers (no GPU)", () => {
         "--svg",
         join(dir, "sub", "b.svg"),
       ],
-      b,
       {
-        workerPath: fileURLToPath(new URL("../fixtures/fakeBenchWorker.mjs", import.meta.url)),
-        gpus: 2,
-        unavailableReason: async () => null,
+        io: b,
+        hooks: {
+          workerPath: fileURLToPath(new URL("../fixtures/fakeBenchWorker.mjs", import.meta.url)),
+          gpus: 2,
+          unavailableReason: async () => null,
+        },
       },
     );
     expect(status).toBe(1); // two points failed
