@@ -4,7 +4,7 @@
 // @switchyard/cuda.
 export { cudaBackend, cudaCapabilities, cudaUnavailableReason } from "./backend.js";
 export { BENCH_USAGE, type BenchOptions, parseBenchArgs } from "./bench/args.js";
-export type { BenchReport, PointResult } from "./bench/report.js";
+export { BENCH_SCHEMA, type BenchReport, type PointResult } from "./bench/report.js";
 export { type BenchHooks, type BenchIo, type RunBenchOptions, runBench } from "./bench/run.js";
 export { renderSvg } from "./bench/svg.js";
 export { type LaunchOptions, WorkerGroup, type WorkerSetup } from "./launcher.js";

@@ -1,6 +1,11 @@
 import type { Dtype, LayoutKind } from "@switchyard/core";
 import type { Stats } from "./stats.js";
 
+/**
+ * The name and version of the report's JSON form (`schemas/bench-report.schema.json`), written as
+ * `schema` into every report; the number is raised when a field changes meaning or goes (a new
+ * optional field keeps it).
+ */
 export const BENCH_SCHEMA = "switchyard-bench/1";
 
 /** Which implementation a point measured: this library, or the NCCL all-to-all baseline. */
