@@ -74,7 +74,7 @@ typedef struct sy_baseline sy_baseline; /* one rank's buffers of the NCCL baseli
  * foreign epoch, 4 partials announced != tokens routed (combine recv: by expert rank `peer`,
  * detail0 announced, detail1 expected), 5 aborted (the endpoint was destroyed mid-step), 6 a bad
  * route record (peer = its source, detail0 = record j, detail1 = 1 token, 2 entry count, 3 local
- * expert, 4 slot, 5 index out of range). region: index in core's REGION_NAMES. peer: the rank
+ * expert, 4 slot, 5 index out of range, 6 a row another entry of the step also names). region: index in core's REGION_NAMES. peer: the rank
  * waited for or at fault (0xffffffff when the error is not about one peer). */
 typedef struct sy_error_info {
   uint32_t code, stage, peer, region, detail0, detail1;

@@ -41,8 +41,15 @@ for d in "${CUDA_HOME:-}" "$(dirname "$(dirname "$(readlink -f "$(command -v nvc
   [ -n "$d" ] && [ -e "$d/lib64/libcudart.so" ] && { cudart_dir=$d/lib64; break; }
 done
 if [ "$fail" = 0 ] && [ -z "${NVSHMEM_HOME:-}" ] && [ -n "$cudart_dir" ]; then
+  layout_objs=()
+  for c in "$pkg"/src/native/layout/layout*.c; do  # the C layout (the parameter check uses it)
+    [ "$(basename "$c")" = layout_cli.c ] && continue
+    "${CC:-cc}" -std=c11 -O2 -fPIC -I"$pkg/include" -c "$c" -o "$out/layout_$(basename "$c").o" 2>>"$out/stub.log" &&
+      layout_objs+=("$out/layout_$(basename "$c").o")
+  done
   if nvcc "${flags[@]}" -x cu -c "$pkg/scripts/nvshmem-stub/nvshmem_stub.cu" -o "$out/stub.o" 2>"$out/stub.log" &&
-    objs=("$out"/kernels_*.o $(ls "$out"/host_*.o | grep -v host_baseline.cc.o) "$out/no_nccl.o" "$out"/tools_*.o "$out/stub.o") &&
+    objs=("$out"/kernels_*.o $(ls "$out"/host_*.o | grep -v host_baseline.cc.o) "$out/no_nccl.o" "$out"/tools_*.o
+      "${layout_objs[@]}" "$out/stub.o") &&
     nvcc -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC -dlink "${objs[@]}" -o "$out/dlink.o" 2>>"$out/stub.log" &&
     "${CXX:-g++}" -o "$out/abi_fuzz" "${objs[@]}" "$out/dlink.o" -L"$cudart_dir" -lcudart -Wl,-rpath,"$cudart_dir" 2>>"$out/stub.log"; then
     rc=0

@@ -31,6 +31,7 @@ const char* recordFault(uint32_t f) {
     case F_EXPERT: return "an entry's local expert is outside [0, localExperts)";
     case F_SLOT: return "an entry's slot is outside [0, topK)";
     case F_INDEX: return "an entry's index is at or past its expert's announced count";
+    case F_TAKEN: return "an entry names an (expert, index) row a second time this step";
     default: return "unknown fault";
   }
 }

@@ -60,14 +60,16 @@ void allocBuffers(sy_endpoint* ep) {
     SY_CHECK_CUDA(cudaMemset(ep->ctx.local, 0, ep->localBytes));
     ep->deviceBytes += ep->localBytes;
   }
-  // Tables [L*R] counts, [L*R] pairStart, [L+1] offsets, [L] expertCount, [R] records; plan
-  // [M*K] entryIndex, [M*K] recordIndex, [E+R] totals.
+  // Tables [rows] taken (u64, first: 8-byte aligned), [L*R] counts, [L*R] pairStart, [L+1]
+  // offsets, [L] expertCount, [R] records; plan [M*K] entryIndex, [M*K] recordIndex, [E+R] totals.
+  const uint64_t takenBytes = p.rows() * sizeof(uint64_t);
   const uint64_t ints = 2 * L * R + (L + 1) + L + R + 2 * M * K + E + R;
-  SY_CHECK_CUDA(cudaMalloc(&ep->scratch, ints * 4));
-  SY_CHECK_CUDA(cudaMemset(ep->scratch, 0, ints * 4));
-  ep->deviceBytes += ints * 4;
-  int32_t* q = static_cast<int32_t*>(ep->scratch);
+  SY_CHECK_CUDA(cudaMalloc(&ep->scratch, takenBytes + ints * 4));
+  SY_CHECK_CUDA(cudaMemset(ep->scratch, 0, takenBytes + ints * 4));
+  ep->deviceBytes += takenBytes + ints * 4;
   SyTables& t = ep->ctx.t;
+  t.taken = static_cast<uint64_t*>(ep->scratch);
+  int32_t* q = reinterpret_cast<int32_t*>(t.taken + p.rows());
   t.counts = q;
   t.pairStart = t.counts + L * R;
   t.offsets = t.pairStart + L * R;

@@ -129,6 +129,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   // The last block advances the step, so the next step's signals carry the next epoch.
   if (lastBlockDone(c.state, DONE_COMBINE_RECV) && threadIdx.x == 0) {
     c.state->step = c.state->step + 1;
+    if (c.state->step == 0) c.state->stepHigh = c.state->stepHigh + 1;
     __threadfence();
   }
 }

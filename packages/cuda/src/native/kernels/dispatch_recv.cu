@@ -32,6 +32,7 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
   extern __shared__ int sMem[];
   const RecvTables t = carveRecvTables(sMem, L, R);
   if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
+  const uint64_t mark = stepMark(c.state);
 
   const uint64_t rowBytes = p.rowBytes();
   const int pieces = piecesPerRow(rowBytes);
@@ -89,6 +90,7 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
         for (int k = lane; k < S; k += kWarp) dst[k] = sRow[k];
       }
     }
+    claimRows(c.t.taken, row, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
 }

@@ -124,6 +124,7 @@ enum RecordFault : uint32_t {
   F_EXPERT = 3,  ///< a local expert outside [0, L)
   F_SLOT = 4,    ///< a slot outside [0, K)
   F_INDEX = 5,   ///< an index at or past the expert's announced count
+  F_TAKEN = 6,   ///< an (expert, index) row an earlier entry of this step already named
 };
 
 /// The stage whose wait failed. Contiguous dispatch send waits for every rank's counts.
@@ -138,7 +139,8 @@ enum DoneCounter : int { DONE_SEND = 0, DONE_PLAN = 1, DONE_COMBINE_SEND = 2, DO
 struct SyState {
   uint32_t step;               ///< completed steps; epoch = step % 2047 + 1. Advanced by combine recv.
   uint32_t done[DONE_COUNT];   ///< completion counters (DoneCounter)
-  uint32_t pad[3];
+  uint32_t stepHigh;           ///< step's wraps around 2^32 (with step: the 64-bit step of rowTag)
+  uint32_t pad[2];
   SyErrorWord error;
 };
 
@@ -162,6 +164,7 @@ struct SyTables {
   int32_t* offsets;      ///< [L + 1] first row of each expert block; [L] = rows in use (contiguous, padded)
   int32_t* expertCount;  ///< [L] rows of each local expert
   int32_t* records;      ///< [R] route records from each source this step
+  uint64_t* taken;       ///< [rows] the step (rowTag) whose entry last named each output row
 };
 
 /// The send side's scratch of a step (dispatch send's plan, kernels/plan.cuh).

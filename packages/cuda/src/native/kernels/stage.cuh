@@ -85,4 +85,10 @@ __device__ inline int blockExclusiveScan(int* v, int n, int* scratch) {
 /// This step's epoch (every kernel of a step reads the same step counter).
 __device__ inline uint32_t stepEpoch(const SyState* state) { return epochOfStep(ldVolatile(&state->step)); }
 
+/// This step's mark in SyTables::taken: the 64-bit step count + 1, so never 0 (the tables' initial
+/// value) and never a mark an earlier step left.
+__device__ inline uint64_t stepMark(const SyState* state) {
+  return ((static_cast<uint64_t>(ldVolatile(&state->stepHigh)) << 32) | ldVolatile(&state->step)) + 1;
+}
+
 }  // namespace sy

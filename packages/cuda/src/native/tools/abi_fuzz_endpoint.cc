@@ -280,6 +280,7 @@ void endpointCases(Fuzz& f, const CaseFile& c, int iterations) {
   randomSequence(f, w, iterations);
   destroyedEndpoint(f, w);
   protocolFault(f, w);
+  takenRowFault(f, w);
   for (int i = 0; i < 4; ++i) advance(f, w);  // the main endpoint still works after all of it
   f.expect("sy_runtime_destroy", "while an endpoint is alive", STATE, sy_runtime_destroy(w.rt), w.rt);
 

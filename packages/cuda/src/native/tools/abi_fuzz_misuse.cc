@@ -7,6 +7,7 @@
 
 #include "../kernels/params.cuh"
 #include "abi_fuzz_world.h"
+#include "switchyard_layout.h"
 
 namespace syfuzz {
 namespace {
@@ -141,6 +142,102 @@ void protocolFault(Fuzz& f, World& w) {
            sy_endpoint_stats(ep, w.stream, c.ranks, &u[0], &u[1], &u[2], &u[3], &ns[0], &ns[1]), ep);
   f.check("sy_endpoint_stats", "the failed step's counts are there", u[3] == u[0] && u[0] > 0);
   f.expect("sy_endpoint_destroy", "the failed endpoint", SY_OK, sy_endpoint_destroy(ep));
+}
+
+namespace {
+
+/// The case's config with `layout` (contiguous: expertAlignment 4), through the C layout.
+bool layoutOf(const CaseFile& c, int layout, sy_layout* out) {
+  sy_config config;
+  sy_config_init(&config);
+  config.ranks = 1;
+  config.experts = c.localExperts;
+  config.top_k = c.topK;
+  config.hidden = c.hidden;
+  config.max_tokens_per_rank = c.maxTokens;
+  config.expert_alignment = layout == SY_LAYOUT_CONTIGUOUS ? 4 : 1;
+  config.input_dtype = c.inElemBytes == 1 ? SY_DTYPE_FP8_E4M3 : SY_DTYPE_BF16;
+  config.dispatch_dtype = c.params[sy::P_DISPATCH_ELEM_BYTES] == 1 ? SY_DTYPE_FP8_E4M3 : SY_DTYPE_BF16;
+  config.layout = layout;
+  std::memset(out, 0, sizeof *out);
+  out->struct_size = sizeof *out;
+  return sy_layout_compute(&config, out) == SY_OK;
+}
+
+}  // namespace
+
+/// A route record naming a row another record of the step names (written over the sent records
+/// before dispatch recv reads them), in each layout: the step fails with a bad record naming the
+/// source, record and fault, as core's reference refuses it; the endpoint refuses further steps.
+void takenRowFault(Fuzz& f, World& w) {
+  const CaseFile& c = *w.cf;
+  for (int layout : {SY_LAYOUT_MASKED, SY_LAYOUT_CONTIGUOUS}) {
+    const std::string name = layout == SY_LAYOUT_MASKED ? "masked" : "contiguous";
+    static sy_layout l;
+    if (!f.check("sy_layout_compute", name + " config of the case", layoutOf(c, layout, &l), l.error)) continue;
+    sy_endpoint* ep = nullptr;
+    if (!f.expect("sy_endpoint_create", name + ": an endpoint for the taken-row fault", SY_OK,
+                  sy_endpoint_create(w.rt, l.params, l.param_count, l.symmetric_bytes, 1000000000ull, &ep), w.rt)) {
+      continue;
+    }
+    const float* sc = c.inScalesPerRow ? static_cast<float*>(w.scales.p) : nullptr;
+    f.expect("sy_dispatch_send", name + ": valid", SY_OK,
+             sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), w.T(),
+                              w.stream),
+             ep);
+    f.expect("sy_stream_synchronize", name + ": the records are written", SY_OK, sy_stream_synchronize(w.stream));
+    // The records this rank sent itself ([M, W] i32 at source 0), as many as its signal announces.
+    void *signal = nullptr, *routes = nullptr;
+    uint64_t signalBytes = 0, routeBytes = 0;
+    f.expect("sy_endpoint_region", name + ": dispatchSignal", SY_OK,
+             sy_endpoint_region(ep, SY_REGION_DISPATCH_SIGNAL, &signal, &signalBytes), ep);
+    f.expect("sy_endpoint_region", name + ": dispatchRoutes", SY_OK,
+             sy_endpoint_region(ep, SY_REGION_DISPATCH_ROUTES, &routes, &routeBytes), ep);
+    uint32_t word = 0;
+    std::vector<int32_t> rec(routeBytes / 4);
+    f.expect("sy_memcpy_to_host", name + ": the signal", SY_OK, sy_memcpy_to_host(&word, signal, 4));
+    f.expect("sy_memcpy_to_host", name + ": the records", SY_OK, sy_memcpy_to_host(rec.data(), routes, routeBytes));
+    const int records = static_cast<int>((word & ((1u << 21) - 1)) - 1);
+    const int W = static_cast<int>(l.route_words);
+    // Two records with an entry for the same local expert: the later one takes the earlier's index.
+    int target = -1;
+    for (int a = 0; a < records && target < 0; ++a) {
+      for (int b = a + 1; b < records && target < 0; ++b) {
+        for (int i = 0; i < rec[a * W + 1] && target < 0; ++i) {
+          for (int k = 0; k < rec[b * W + 1]; ++k) {
+            const int32_t* ea = &rec[a * W + 2 + 4 * i];
+            int32_t* eb = &rec[b * W + 2 + 4 * k];
+            if (ea[0] != eb[0]) continue;
+            eb[2] = ea[2];
+            target = b;
+            break;
+          }
+        }
+      }
+    }
+    if (!f.check("setup", name + ": two records share a local expert", target >= 0)) {
+      sy_endpoint_destroy(ep);
+      continue;
+    }
+    f.expect("sy_memcpy_to_device", name + ": the corrupted record", SY_OK,
+             sy_memcpy_to_device(static_cast<int32_t*>(routes) + target * W, &rec[target * W], W * 4));
+    f.expect("sy_dispatch_recv", name + ": enqueued (the kernel finds the fault)", SY_OK,
+             sy_dispatch_recv(ep, w.stream), ep);
+    sy_error_info info{};
+    const int rc = sy_endpoint_check(ep, w.stream, &info);
+    f.expect("sy_endpoint_check", name + ": a row named twice", SY_ERR_PROTOCOL, rc, ep);
+    const std::string m = rc == SY_OK ? "" : sy_last_error(ep);
+    f.check("sy_endpoint_check", name + ": error info names source 0, dispatch recv, a bad record, the fault",
+            info.code == sy::E_BAD_RECORD && info.stage == sy::S_DISPATCH_RECV && info.peer == 0 &&
+                info.region == sy::R_DISPATCH_ROUTES && info.detail1 == sy::F_TAKEN,
+            m);
+    f.check("sy_endpoint_check", name + ": the message says what", m.find("a second time") != std::string::npos, m);
+    f.expect("sy_dispatch_send", name + ": after the failed step", STATE,
+             sy_dispatch_send(ep, w.x.p, sc, static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), w.T(),
+                              w.stream),
+             ep);
+    f.expect("sy_endpoint_destroy", name + ": the failed endpoint", SY_OK, sy_endpoint_destroy(ep));
+  }
 }
 
 }  // namespace syfuzz

@@ -38,10 +38,11 @@ bool createEndpoint(Fuzz& f, World& w, const char* why);
 void advance(Fuzz& f, World& w);
 
 /// Calls that need no step (abi_fuzz_misuse.cc): creation with bad parameters, queries with bad
-/// indices and wrong-kind handles, a destroyed endpoint, a protocol fault.
+/// indices and wrong-kind handles, a destroyed endpoint, protocol faults.
 void endpointCreation(Fuzz& f, World& w);
 void endpointQueries(Fuzz& f, World& w);
 void destroyedEndpoint(Fuzz& f, World& w);
 void protocolFault(Fuzz& f, World& w);
+void takenRowFault(Fuzz& f, World& w);
 
 }  // namespace syfuzz
