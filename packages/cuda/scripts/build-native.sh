@@ -7,7 +7,10 @@
 #   build/libswitchyard_layout.so  the layout in C alone (host only), and build/sy_layout_cli
 # Without nvcc or NVSHMEM_HOME it prints why and exits 0, so `npm ci && npm test` pass on CPU machines.
 # SWITCHYARD_CUDA_ARCH overrides 90; SWITCHYARD_PTXAS_VERBOSE=1 puts every kernel's registers,
-# shared memory and spills into the log. NCCL (the bench's baseline) is found by CMake: NCCL_HOME,
+# shared memory and spills into the log; SWITCHYARD_CUDA_LINEINFO=1 keeps source lines for profilers;
+# SWITCHYARD_CUDA_PHASE_CLOCK=1 makes the stage kernels print phase stamps (kernels/phase_clock.cuh:
+# profiling only, never for a release).
+# NCCL (the bench's baseline) is found by CMake: NCCL_HOME,
 # the system's, or the nvidia-nccl wheel; without it the baseline is built disabled.
 set -euo pipefail
 pkg=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +29,8 @@ generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 cuda_flags=""
 [ "${SWITCHYARD_PTXAS_VERBOSE:-0}" = 1 ] && cuda_flags="-Xptxas -v"
+[ "${SWITCHYARD_CUDA_LINEINFO:-0}" = 1 ] && cuda_flags="$cuda_flags -lineinfo"  # source lines for profilers
+[ "${SWITCHYARD_CUDA_PHASE_CLOCK:-0}" = 1 ] && cuda_flags="$cuda_flags -DSY_PHASE_CLOCK"  # kernels print phase stamps
 echo "build:native: nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), sm_${arch}, NVSHMEM_HOME=$NVSHMEM_HOME, $(cmake --version | head -1)"
 cmake -S "$pkg" -B "$out/cmake" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNVSHMEM_HOME="$NVSHMEM_HOME" \
   -DSY_CUDA_ARCH="$arch" -DCMAKE_CUDA_FLAGS="$cuda_flags" \

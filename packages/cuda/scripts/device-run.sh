@@ -130,6 +130,8 @@ for s in "${steps[@]}"; do
       step "$s" 120 bash -c "bash packages/cuda/examples/node/launch-local.sh $n masked && bash packages/cuda/examples/node/launch-local.sh $n contiguous" ;;
     host-overhead) # the same step from C and from Python (eager and graph replay), alternating; the report in the log
       step host-overhead 240 bash packages/cuda/bench/host-overhead/run.sh "$OUT" ;;
+    kernel-times) # each stage kernel's own duration (Nsight Compute), eager and graph; the report in the log
+      step kernel-times 300 bash packages/cuda/bench/kernel-times/run.sh "$OUT" ;;
     c-example) # a checked step from C through the exported library, both layouts
       step c-example 60 bash -c 'cd packages/cuda/examples/c && cc -std=c11 -O2 -Wall moe_step.c -I../../include \
         -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;

@@ -1,10 +1,10 @@
 /* The host side of one MoE step driven from C: the baseline the Python package is compared with.
  *
  *   cc -std=c11 -O2 step.c -I../../include -L../../build -lswitchyard_cuda -Wl,-rpath,../../build -o step
- *   ./step masked:1 masked:128 contiguous:128 [--steps N]
+ *   ./step masked:1 masked:128 contiguous:128 [--steps N] [--experts E]
  *
  * A world of one rank on GPU 0; per point (layout:tokens) one endpoint of the bench's DeepSeek-like
- * config (256 experts, top-8, hidden 7168, bf16 in, fp8 dispatch). step.py does exactly the same
+ * config (256 experts unless --experts, top-8, hidden 7168, bf16 in, fp8 dispatch). step.py does exactly the same
  * calls through the Python package, with the same inputs (sy_fill_random, the same routes), so the
  * difference of the two is what Python adds. Per point, after WARMUP steps:
  *   eager  N steps, each: the four phases then sy_endpoint_check (synchronises and reads the error
@@ -29,7 +29,8 @@
     }                                                                                               \
   } while (0)
 
-enum { EXPERTS = 256, TOP_K = 8, HIDDEN = 7168, WARMUP = 50, PHASES = 4 };
+enum { TOP_K = 8, HIDDEN = 7168, WARMUP = 50, PHASES = 4 };
+static int EXPERTS = 256; /* --experts: a multiple of TOP_K (the routes below need EXPERTS / TOP_K >= 1) */
 static const char* const PHASE_NAMES[PHASES] = {"dispatch_send", "dispatch_recv", "combine_send", "combine_recv"};
 
 static double now_us(void) {
@@ -50,7 +51,7 @@ static void print_summary(const char* name, double* v, int n, int last) {
          v[(n * 9) / 10], last ? "" : ",");
 }
 
-/* The routes both drivers use: token t's slot k goes to expert (37 t + 32 k) mod 256 (distinct in k). */
+/* The routes both drivers use: token t's slot k goes to expert (37 t + (E / 8) k) mod E (distinct in k). */
 static void fill_routes(int32_t* idx, float* w, int tokens) {
   for (int t = 0; t < tokens; ++t) {
     for (int k = 0; k < TOP_K; ++k) {
@@ -159,15 +160,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
       steps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--experts") == 0 && i + 1 < argc) {
+      EXPERTS = atoi(argv[++i]);
     } else if (points < 16 && (strncmp(argv[i], "masked:", 7) == 0 || strncmp(argv[i], "contiguous:", 11) == 0)) {
       point[points++] = argv[i];
     } else {
-      fprintf(stderr, "usage: step (masked:<tokens> | contiguous:<tokens>)... [--steps N]; got %s\n", argv[i]);
+      fprintf(stderr, "usage: step (masked:<tokens> | contiguous:<tokens>)... [--steps N] [--experts E]; got %s\n", argv[i]);
       return 2;
     }
   }
-  if (points == 0 || steps < 10) {
-    fprintf(stderr, "usage: step (masked:<tokens> | contiguous:<tokens>)... [--steps N >= 10]\n");
+  if (points == 0 || steps < 10 || EXPERTS < TOP_K || EXPERTS % TOP_K != 0) {
+    fprintf(stderr, "usage: step (masked:<tokens> | contiguous:<tokens>)... [--steps N >= 10] [--experts E, a multiple of %d]\n",
+            TOP_K);
     return 2;
   }
   uint8_t id[SY_UNIQUE_ID_BYTES];
@@ -176,7 +180,7 @@ int main(int argc, char** argv) {
   CHECK(sy_get_unique_id(id));
   CHECK(sy_runtime_create(id, 0, 1, 0, &rt));
   CHECK(sy_stream_create(&stream));
-  printf("{\"driver\": \"c\", \"version\": \"%s\", \"points\": [\n", sy_version());
+  printf("{\"driver\": \"c\", \"version\": \"%s\", \"experts\": %d, \"points\": [\n", sy_version(), EXPERTS);
   for (int i = 0; i < points; ++i) {
     const char* colon = strchr(point[i], ':');
     const int tokens = atoi(colon + 1);

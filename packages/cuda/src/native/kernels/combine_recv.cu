@@ -21,6 +21,7 @@
 #include "combine_check.cuh"
 #include "launch.h"
 #include "records.cuh"
+#include "phase_clock.cuh"
 #include "stage.cuh"
 #include "weighted_sum.cuh"
 
@@ -36,6 +37,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), M = p.maxTokens();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
+  SY_CLOCK_BEGIN;
   __shared__ CombineCheckShared sCheck;
   // The last block only checks the announced counts (so the check overlaps the reduction).
   const int workers = gridDim.x - 1;
@@ -63,6 +65,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
       atomicExch(&sArrived[r], got < 0 ? -1 : 1);
     }
   }
+  SY_CLOCK_MARK;  // 1: warp 0 (block 0) saw every signal
   constexpr int kItemWarps = kWarps - 1;
   const int spans = spansFor(T, chunks, workers * kItemWarps);
   const uint64_t items = !worker || warp == 0 ? 0 : static_cast<uint64_t>(T) * spans;
@@ -126,12 +129,16 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
     }
   }
 
+  SY_CLOCK_MARK;  // 2: warp 0's part of the sums (none: it polls)
   // The last block advances the step, so the next step's signals carry the next epoch.
-  if (lastBlockDone(c.state, DONE_COMBINE_RECV) && threadIdx.x == 0) {
+  const bool last = lastBlockDone(c.state, DONE_COMBINE_RECV);
+  SY_CLOCK_MARK;  // 3: every block's sums and the check, fenced
+  if (last && threadIdx.x == 0) {
     c.state->step = c.state->step + 1;
     if (c.state->step == 0) c.state->stepHigh = c.state->stepHigh + 1;
     __threadfence();
   }
+  SY_CLOCK_END("combineRecv", epoch);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "codec.cuh"
 #include "launch.h"
 #include "records.cuh"
+#include "phase_clock.cuh"
 #include "stage.cuh"
 #include "weighted_sum.cuh"
 
@@ -33,6 +34,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
   const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), H = p.hidden(), dp = p.dpSize();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
+  SY_CLOCK_BEGIN;
   __shared__ int sRecStart[1025];
   const bool failed = hasError(c.state);
   const bool small = R <= 1024;
@@ -45,6 +47,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     sRecStart[R] = run;
   }
   __syncthreads();
+  SY_CLOCK_MARK;  // 1: the record counts
 
   if (!failed && small) {
     const int chunks = (H + kOutPerPiece - 1) / kOutPerPiece;
@@ -138,7 +141,13 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     }
   }
 
-  if (!lastBlockDone(c.state, DONE_COMBINE_SEND) || failed) return;
+  SY_CLOCK_MARK;  // 2: warp 0's partials
+  const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND);
+  SY_CLOCK_MARK;  // 3: every warp's, fenced
+  if (!last || failed) {
+    SY_CLOCK_END("combineSend", epoch);
+    return;
+  }
   for (int h = threadIdx.x; h < R; h += kThreads) {
     const int group = h / dp * dp;
     uint32_t sent = 0;
@@ -148,6 +157,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[h] + p.offset(R_COMBINE_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, sent));
   }
+  SY_CLOCK_END("combineSend", epoch);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "payload.cuh"
 #include "records.cuh"
 #include "recv_tables.cuh"
+#include "phase_clock.cuh"
 #include "stage.cuh"
 
 namespace sy {
@@ -31,7 +32,12 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   extern __shared__ int sMem[];
   const RecvTables t = carveRecvTables(sMem, L, R);
-  if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
+  SY_CLOCK_BEGIN;
+  if (!buildRecvTables(c, stepEpoch(c.state), t)) {
+    SY_CLOCK_END("dispatchRecv", stepEpoch(c.state));
+    return;
+  }
+  SY_CLOCK_MARK;  // 1: the tables
   const uint64_t mark = stepMark(c.state);
 
   const uint64_t rowBytes = p.rowBytes();
@@ -93,6 +99,7 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
     claimRows(c.t.taken, row, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
+  SY_CLOCK_END("dispatchRecv", stepEpoch(c.state));
 }
 
 }  // namespace

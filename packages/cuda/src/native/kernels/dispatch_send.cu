@@ -23,6 +23,7 @@
 #include "payload.cuh"
 #include "plan.cuh"
 #include "records.cuh"
+#include "phase_clock.cuh"
 #include "stage.cuh"
 
 namespace sy {
@@ -39,6 +40,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   const int S = p.scalesPerRow(), E = p.experts(), dp = p.dpSize();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
+  SY_CLOCK_BEGIN;
   extern __shared__ int sPlan[];
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);
@@ -47,6 +49,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   if (!failed) {
     const bool lastChunk = blockIdx.x == gridDim.x - 1;
     planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan);
+    SY_CLOCK_MARK;  // 1: the plan
     if (lastChunk) {
       // The step's counts are known here (sPlan[0, E) = rows per expert): stored now, relaxed, so
       // the stage's end only fences and releases dispatchSignal (the receiver acquires it first).
@@ -56,6 +59,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
         stRelaxedSys(sig, encodeSignal(epoch, static_cast<uint32_t>(sPlan[d * L + e])));
       }
     }
+    SY_CLOCK_MARK;  // 2: the count words
     const uint64_t rowBytes = p.rowBytes();
     const int pieces = piecesPerRow(rowBytes);
     const int spans = spansFor(t1 - t0, pieces, kWarps);
@@ -97,7 +101,13 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
     }
   }
 
-  if (!lastBlockDone(c.state, DONE_SEND) || failed) return;
+  SY_CLOCK_MARK;  // 3: warp 0's rows and records
+  const bool last = lastBlockDone(c.state, DONE_SEND);
+  SY_CLOCK_MARK;  // 4: every warp's, fenced
+  if (!last || failed) {
+    SY_CLOCK_END("dispatchSend", epoch);
+    return;
+  }
   // The counts were stored by the last chunk's block; every block's rows and records are fenced.
   const int32_t* totals = c.plan.totals;
   for (int d = threadIdx.x; d < R; d += kThreads) {
@@ -107,6 +117,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, records));
   }
+  SY_CLOCK_END("dispatchSend", epoch);
 }
 
 }  // namespace

@@ -1,0 +1,62 @@
+"""Medians of the phase stamps a profiling build prints (kernels/phase_clock.cuh), from step.c's
+output: one `syclock` line per stage kernel launch, eager steps first, then graph replays.
+
+    step masked:1 --steps 100 | python3 phases.py --steps 100
+
+Per kernel and mode: the kernel's time from its first stamp to its last (%globaltimer) and each
+phase between marks, its cycles turned into ns by that launch's own cycles per ns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from statistics import median
+
+WARMUP = 50
+PHASES = {
+    "dispatchSend": ("plan", "count words", "warp 0's rows and records", "the other warps + fence", "signals"),
+    "dispatchRecv": ("tables (wait, counts, scans)", "placement (warp 0's view)"),
+    "combineSend": ("record counts", "warp 0's partials", "the other warps + fence", "signals"),
+    "combineRecv": ("warp 0 polls every signal", "warp 0's sums", "the other warps, check + fence", "step advance"),
+}
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, required=True, help="step.c's --steps")
+    ap.add_argument("input", nargs="?", default="-")
+    a = ap.parse_args(argv)
+    text = sys.stdin.read() if a.input == "-" else open(a.input).read()
+    runs: dict[str, list[tuple[float, list[float]]]] = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) < 5 or f[0] != "syclock":
+            continue
+        kernel, ns, n = f[1], float(f[3]), int(f[4])
+        marks = [float(x) for x in f[5:5 + n]]
+        if not marks or marks[-1] <= 0 or ns <= 0:
+            continue
+        per_ns = marks[-1] / ns
+        edges = [0.0, *marks]
+        runs.setdefault(kernel, []).append((ns, [(edges[i + 1] - edges[i]) / per_ns for i in range(n)]))
+    if not runs:
+        print("phases.py: no syclock lines (was the library built with SWITCHYARD_CUDA_PHASE_CLOCK=1?)", file=sys.stderr)
+        return 1
+    per = WARMUP + a.steps
+    out = ["| kernel | mode | phase | median ns |", "|---|---|---|---:|"]
+    for kernel, rows in runs.items():
+        for mode, part in (("eager", rows[WARMUP:per]), ("graph", rows[per + WARMUP:2 * per])):
+            if not part:
+                continue
+            out.append(f"| {kernel} | {mode} | whole kernel (first to last stamp) | {median(r[0] for r in part):.0f} |")
+            names = PHASES.get(kernel, ())
+            for i in range(min(len(r[1]) for r in part)):
+                label = names[i] if i < len(names) else f"phase {i + 1}"
+                out.append(f"| {kernel} | {mode} | {label} | {median(r[1][i] for r in part):.0f} |")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,55 @@
+// Phase stamps for profiling builds only (SY_PHASE_CLOCK: build-native.sh with
+// SWITCHYARD_CUDA_PHASE_CLOCK=1; release builds compile every macro here to nothing). Thread 0 of
+// block 0 reads clock64 at a stage kernel's marks and, at its end, prints one line:
+//   syclock <kernel> <epoch> <ns from start to end (%globaltimer)> <cycles from start to each mark...>
+// bench/kernel-times/phases.py turns the lines into medians per phase.
+#pragma once
+
+#ifdef SY_PHASE_CLOCK
+#include <cstdio>
+
+#include "signal.cuh"
+
+namespace sy {
+
+struct PhaseClock {
+  long long start = 0;
+  long long marks[8] = {};
+  unsigned long long startNs = 0;
+  int n = 0;
+  __device__ bool mine() const { return blockIdx.x == 0 && threadIdx.x == 0; }
+  __device__ void begin() {
+    if (!mine()) return;
+    startNs = globalTimerNs();
+    start = clock64();
+  }
+  __device__ void mark() {
+    if (mine() && n < 8) marks[n++] = clock64() - start;
+  }
+  __device__ void end(const char* kernel, unsigned epoch) {
+    if (!mine()) return;
+    mark();
+    const unsigned long long ns = globalTimerNs() - startNs;
+    printf("syclock %s %u %llu %d %lld %lld %lld %lld %lld %lld %lld %lld\n", kernel, epoch, ns, n, marks[0], marks[1],
+           marks[2], marks[3], marks[4], marks[5], marks[6], marks[7]);
+  }
+};
+
+}  // namespace sy
+
+#define SY_CLOCK_BEGIN \
+  ::sy::PhaseClock syClock; \
+  syClock.begin()
+#define SY_CLOCK_MARK syClock.mark()
+#define SY_CLOCK_END(kernel, epoch) syClock.end(kernel, epoch)
+#else
+#define SY_CLOCK_BEGIN \
+  do {                 \
+  } while (0)
+#define SY_CLOCK_MARK \
+  do {                \
+  } while (0)
+#define SY_CLOCK_END(kernel, epoch) \
+  do {                              \
+  } while (0)
+#endif
