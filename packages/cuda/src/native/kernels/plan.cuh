@@ -30,6 +30,96 @@ __host__ __device__ inline int planSmemBytes(int experts, int ranks, int topK) {
   return 4 * (2 * experts + 2 * ranks + 2 * kPlanStage * topK);
 }
 
+/// Warp 0's walk over one group of up to 32 staged tokens (lane = token t, its K slots at `row`
+/// and their ranks at `rrow` in shared memory): every slot's index among the source's rows of its
+/// expert, and at the first slot of each rank the token's record number there; then the counters
+/// move past the group. The slots are read once into registers (KMAX >= K), so the walk is a short
+/// chain of shared-memory atomics and reads rather than a reload of every slot in every loop (one
+/// token's walk at top-8 took 9,000 cycles that way). KMAX is 8: wider arrays would take registers
+/// from every kernel that plans; walkGroupWide serves larger K.
+template <int KMAX>
+__device__ inline void walkGroup(const SyCtx& c, const int* row, const int* rrow, int t, bool active, int K, int* cnt,
+                                 int* recs, uint32_t* bits, uint32_t* dbits, int lane) {
+  const uint32_t below = (1u << lane) - 1u;
+  int ex[KMAX], rk[KMAX];  // rk: the slot's rank at the first slot of that rank, else -1
+#pragma unroll
+  for (int k = 0; k < KMAX; ++k) {
+    ex[k] = active && k < K ? row[k] : -1;
+    rk[k] = ex[k] >= 0 ? rrow[k] : -1;
+#pragma unroll
+    for (int q = 0; q < k; ++q) rk[k] = rk[q] == rk[k] ? -1 : rk[k];  // rk[q] is final: its rank's first slot
+  }
+#pragma unroll
+  for (int k = 0; k < KMAX; ++k) {
+    if (ex[k] >= 0) atomicOr(&bits[ex[k]], 1u << lane);
+    if (rk[k] >= 0) atomicOr(&dbits[rk[k]], 1u << lane);
+  }
+  __syncwarp();
+  uint32_t be[KMAX], bd[KMAX];  // the group's lanes naming each slot's expert / rank
+#pragma unroll
+  for (int k = 0; k < KMAX; ++k) {
+    be[k] = ex[k] >= 0 ? bits[ex[k]] : 0u;
+    bd[k] = rk[k] >= 0 ? dbits[rk[k]] : 0u;
+    if (ex[k] < 0) continue;
+    const uint64_t at = static_cast<uint64_t>(t) * K + k;
+    c.plan.entryIndex[at] = cnt[ex[k]] + __popc(be[k] & below);
+    if (rk[k] >= 0) c.plan.recordIndex[at] = recs[rk[k]] + __popc(bd[k] & below);
+  }
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < KMAX; ++k) {  // the lowest lane naming an expert (rank) advances its counter
+    if (ex[k] >= 0 && (be[k] & below) == 0) cnt[ex[k]] += __popc(be[k]);
+    if (rk[k] >= 0 && (bd[k] & below) == 0) recs[rk[k]] += __popc(bd[k]);
+  }
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < KMAX; ++k) {
+    if (ex[k] >= 0) bits[ex[k]] = 0;
+    if (rk[k] >= 0) dbits[rk[k]] = 0;
+  }
+  __syncwarp();
+}
+
+/// walkGroup for any K (up to kMaxTopK): the slots read from shared memory in every loop.
+__device__ inline void walkGroupWide(const SyCtx& c, const int* row, const int* rrow, int t, bool active, int K,
+                                     int* cnt, int* recs, uint32_t* bits, uint32_t* dbits, int lane) {
+  const uint32_t below = (1u << lane) - 1u;
+  for (int k = 0; k < K; ++k) {
+    const int ex = active ? row[k] : -1;
+    if (ex >= 0) {
+      atomicOr(&bits[ex], 1u << lane);
+      atomicOr(&dbits[rrow[k]], 1u << lane);
+    }
+  }
+  __syncwarp();
+  for (int k = 0; k < K; ++k) {
+    const int ex = active ? row[k] : -1;
+    if (ex < 0) continue;
+    const int r = rrow[k];
+    bool firstOfRank = true;
+    for (int q = 0; q < k; ++q) firstOfRank = firstOfRank && rrow[q] != r;
+    const uint64_t at = static_cast<uint64_t>(t) * K + k;
+    c.plan.entryIndex[at] = cnt[ex] + __popc(bits[ex] & below);
+    if (firstOfRank) c.plan.recordIndex[at] = recs[r] + __popc(dbits[r] & below);
+  }
+  __syncwarp();
+  for (int k = 0; k < K; ++k) {  // the lowest lane of each word advances its counter
+    const int ex = active ? row[k] : -1;
+    if (ex < 0) continue;
+    const int r = rrow[k];
+    bool firstOfRank = true;
+    for (int q = 0; q < k; ++q) firstOfRank = firstOfRank && rrow[q] != r;
+    if ((bits[ex] & below) == 0) cnt[ex] += __popc(bits[ex]);
+    if (firstOfRank && (dbits[r] & below) == 0) recs[r] += __popc(dbits[r]);
+  }
+  __syncwarp();
+  for (int k = 0; k < K; ++k) {
+    const int ex = active ? row[k] : -1;
+    if (ex >= 0) bits[ex] = dbits[rrow[k]] = 0;
+  }
+  __syncwarp();
+}
+
 /// Block-collective. `last` = this block's chunk ends at T (it writes plan.totals).
 __device__ inline void planChunk(const SyCtx& c, const int32_t* topkIdx, int T, int t0, int t1, bool last, int* smem) {
   const SyParams& p = c.p;
@@ -89,47 +179,15 @@ __device__ inline void planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
     __syncthreads();
     if (threadIdx.x >= 32) continue;
     const int lane = threadIdx.x;
-    const uint32_t below = (1u << lane) - 1u;
     for (int g = 0; g < n; g += 32) {
       const int i = g + lane;
       const int t = s0 + i;
       const bool active = i < n && t % dp == mine;
-      const int* row = ids + i * K;
-      const int* rrow = rks + i * K;
-      for (int k = 0; k < K; ++k) {
-        const int ex = active ? row[k] : -1;
-        if (ex >= 0) {
-          atomicOr(&bits[ex], 1u << lane);
-          atomicOr(&dbits[rrow[k]], 1u << lane);
-        }
+      if (K <= 8) {
+        walkGroup<8>(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane);  // top-8 and below
+      } else {
+        walkGroupWide(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane);
       }
-      __syncwarp();
-      for (int k = 0; k < K; ++k) {
-        const int ex = active ? row[k] : -1;
-        if (ex < 0) continue;
-        const int r = rrow[k];
-        bool firstOfRank = true;
-        for (int q = 0; q < k; ++q) firstOfRank = firstOfRank && rrow[q] != r;
-        const uint64_t at = static_cast<uint64_t>(t) * K + k;
-        c.plan.entryIndex[at] = cnt[ex] + __popc(bits[ex] & below);
-        if (firstOfRank) c.plan.recordIndex[at] = recs[r] + __popc(dbits[r] & below);
-      }
-      __syncwarp();
-      for (int k = 0; k < K; ++k) {  // the lowest lane of each word advances its counter
-        const int ex = active ? row[k] : -1;
-        if (ex < 0) continue;
-        const int r = rrow[k];
-        bool firstOfRank = true;
-        for (int q = 0; q < k; ++q) firstOfRank = firstOfRank && rrow[q] != r;
-        if ((bits[ex] & below) == 0) cnt[ex] += __popc(bits[ex]);
-        if (firstOfRank && (dbits[r] & below) == 0) recs[r] += __popc(dbits[r]);
-      }
-      __syncwarp();
-      for (int k = 0; k < K; ++k) {
-        const int ex = active ? row[k] : -1;
-        if (ex >= 0) bits[ex] = dbits[rrow[k]] = 0;
-      }
-      __syncwarp();
     }
   }
   __syncthreads();
