@@ -46,29 +46,44 @@ __host__ __device__ inline int spansFor(int units, int chunks, int warps) {
 }
 
 /// Block-collective exclusive prefix sum of v[0, n) in place (shared memory); returns the total.
-/// `scratch` holds blockDim.x / 32 + 1 ints. Each thread sums a run of consecutive entries.
+/// `scratch` holds blockDim.x / 32 + 1 ints; v's entries must be visible to the block (a barrier
+/// after they were written). Up to 32 entries (a rank's records, the local experts of EP8 and
+/// wider) one warp scans them with shuffles between two barriers; more, each thread sums a run of
+/// consecutive entries, and warp 0 scans the warps' sums with shuffles.
 __device__ inline int blockExclusiveScan(int* v, int n, int* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const auto warpScan = [&](int x) {  // inclusive
+    for (int o = 1; o < 32; o <<= 1) {
+      const int y = __shfl_up_sync(0xffffffffu, x, o);
+      if (lane >= o) x += y;
+    }
+    return x;
+  };
+  if (n <= 32) {
+    if (warp == 0) {
+      const int x = lane < n ? v[lane] : 0;
+      const int incl = warpScan(x);
+      if (lane < n) v[lane] = incl - x;
+      if (lane == 31) scratch[0] = incl;
+    }
+    __syncthreads();
+    const int total = scratch[0];
+    __syncthreads();  // scratch is free for the next scan
+    return total;
+  }
   const int per = (n + blockDim.x - 1) / blockDim.x;
   const int lo = min(n, static_cast<int>(threadIdx.x) * per), hi = min(n, lo + per);
   int mine = 0;
   for (int i = lo; i < hi; ++i) mine += v[i];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  int incl = mine;
-  for (int o = 1; o < 32; o <<= 1) {
-    const int x = __shfl_up_sync(0xffffffffu, incl, o);
-    if (lane >= o) incl += x;
-  }
+  const int incl = warpScan(mine);
   __syncthreads();  // v's readers above are done before anyone writes it
   if (lane == 31) scratch[warp] = incl;
   __syncthreads();
-  if (threadIdx.x == 0) {
-    int run = 0;
-    for (int w = 0; w < warps; ++w) {
-      const int x = scratch[w];
-      scratch[w] = run;
-      run += x;
-    }
-    scratch[warps] = run;
+  if (warp == 0) {  // the warps' sums (at most 32 warps a block)
+    const int x = lane < warps ? scratch[lane] : 0;
+    const int wincl = warpScan(x);
+    if (lane < warps) scratch[lane] = wincl - x;
+    if (lane == 31) scratch[warps] = wincl;
   }
   __syncthreads();
   int run = scratch[warp] + incl - mine;
