@@ -41,6 +41,8 @@ def main(argv: list[str]) -> int:
     cs, pys = load(a.c), load(a.python)
     rows, calls = [], []
     for rnd, (c, py) in enumerate(zip(cs, pys), start=1):
+        if c.get("experts") != py.get("experts"):
+            raise SystemExit(f"round {rnd}: C ran {c.get('experts')} experts, Python {py.get('experts')}")
         if len(c["points"]) != len(py["points"]):
             raise SystemExit(f"round {rnd}: C ran {len(c['points'])} points, Python {len(py['points'])}")
         for pc, pp in zip(c["points"], py["points"]):
@@ -74,6 +76,9 @@ def main(argv: list[str]) -> int:
         "added per phase, judged on the median over rounds.",
         "",
         "## The step (wall time until the check returns), median over rounds",
+        "",
+        "C and Python are each the median of the rounds' medians; added per phase is the median of each",
+        "round's own difference / 4, so the columns need not subtract to it exactly.",
         "",
         "| point | mode | C | Python | added per phase | |",
         "|---|---|---:|---:|---:|---|",

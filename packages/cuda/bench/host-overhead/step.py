@@ -1,6 +1,6 @@
 """The host side of one MoE step driven from Python: step.c's calls through the Python package.
 
-    python3 step.py masked:1 masked:128 contiguous:128 [--steps N]
+    python3 step.py masked:1 masked:128 contiguous:128 [--steps N] [--experts E]
 
 Same world (one rank on GPU 0), same config, same inputs (the library's sy_fill_random with the
 same seeds, the same routes) and the same measurements as step.c, through `switchyard_cuda` on
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ctypes
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -41,17 +40,17 @@ def fill_random(lib, tensor, kind: int, seed: int, stream) -> None:
         raise RuntimeError(f"sy_fill_random: {lib.sy_last_error(None).decode()}")
 
 
-def run_point(rt, stream, layout: str, tokens: int, steps: int) -> dict:
+def run_point(rt, stream, layout: str, tokens: int, steps: int, experts: int = EXPERTS) -> dict:
     import torch
 
     from switchyard_cuda import Config, Endpoint
 
-    config = Config(ranks=1, experts=EXPERTS, top_k=TOP_K, hidden=HIDDEN, max_tokens_per_rank=tokens,
+    config = Config(ranks=1, experts=experts, top_k=TOP_K, hidden=HIDDEN, max_tokens_per_rank=tokens,
                     dispatch_dtype="fp8-e4m3", layout=layout, expert_alignment=128 if layout == "contiguous" else 1)
     ep = Endpoint(rt, config, timeout_ms=10_000)
     t = torch.arange(tokens, dtype=torch.int32).unsqueeze(1)
     k = torch.arange(TOP_K, dtype=torch.int32).unsqueeze(0)
-    idx = ((37 * t + (EXPERTS // TOP_K) * k) % EXPERTS).to(torch.int32).cuda()
+    idx = ((37 * t + (experts // TOP_K) * k) % experts).to(torch.int32).cuda()
     w = torch.full((tokens, TOP_K), 1.0 / TOP_K, dtype=torch.float32, device="cuda")
     x = torch.empty((tokens, HIDDEN), dtype=torch.bfloat16, device="cuda")
     y = torch.empty_like(x)
@@ -108,26 +107,29 @@ def main(argv: list[str]) -> int:
 
     from switchyard_cuda import Runtime
 
-    steps, points = 1000, []
+    steps, experts, points = 1000, EXPERTS, []
     args = iter(argv)
     for a in args:
         if a == "--steps":
             steps = int(next(args, "0"))
+        elif a == "--experts":
+            experts = int(next(args, "0"))
         elif a.split(":")[0] in ("masked", "contiguous") and a.split(":")[-1].isdigit() and int(a.split(":")[1]) >= 1:
             points.append((a.split(":")[0], int(a.split(":")[1])))
         else:
-            print(f"usage: step.py (masked:<tokens> | contiguous:<tokens>)... [--steps N]; got {a}", file=sys.stderr)
+            print(f"usage: step.py (masked:<tokens> | contiguous:<tokens>)... [--steps N] [--experts E]; got {a}",
+                  file=sys.stderr)
             return 2
-    if not points or steps < 10:
-        print("usage: step.py (masked:<tokens> | contiguous:<tokens>)... [--steps N >= 10]", file=sys.stderr)
+    if not points or steps < 10 or experts < TOP_K or experts % TOP_K:
+        print(f"usage: step.py (masked:<tokens> | contiguous:<tokens>)... [--steps N >= 10] [--experts E, a multiple of {TOP_K}]",
+              file=sys.stderr)
         return 2
     torch.cuda.set_device(0)
-    os.environ.setdefault("NVSHMEM_SYMMETRIC_SIZE", str(4 * 2**30))
     rt = Runtime(Runtime.get_unique_id(), 0, 1, 0)
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
-        results = [run_point(rt, stream, layout, tokens, steps) for layout, tokens in points]
-    print(json.dumps({"driver": "python", "version": rt.lib.sy_version().decode(), "torch": torch.__version__,
+        results = [run_point(rt, stream, layout, tokens, steps, experts) for layout, tokens in points]
+    print(json.dumps({"driver": "python", "version": rt.lib.sy_version().decode(), "experts": experts, "torch": torch.__version__,
                       "python": sys.version.split()[0], "points": results}, indent=1))
     rt.destroy()
     return 0

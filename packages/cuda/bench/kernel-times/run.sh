@@ -3,14 +3,21 @@
 # step runs by itself, against the bench's event-timed halves. Runs the host-overhead bench's C
 # driver (one rank) under ncu, which times one kernel at a time (gpu__time_duration, caches left
 # warm), over a window of eager steps and one of graph replays; times.py prints the medians.
-#   bash packages/cuda/bench/kernel-times/run.sh [OUT] [points...]   (default masked:1 masked:128)
-# EXPERTS=<n> runs the config with n experts instead of 256 (the report's name says which).
+#   bash packages/cuda/bench/kernel-times/run.sh [OUT] [masked:<tokens>...]   (default masked:1 masked:128)
+# Masked points only: the kernel filter and the launch counts assume the masked layout's four stage
+# kernels a step. EXPERTS=<n> runs the config with n experts instead of 256 (the report's name says which).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-/tmp/switchyard-out}
 shift || true
 points=("$@")
 [ ${#points[@]} -gt 0 ] || points=(masked:1 masked:128)
+for point in "${points[@]}"; do
+  case $point in
+    masked:[0-9]*) ;;
+    *) echo "kernel-times: $point: only masked:<tokens> points (the contiguous layout's kernels are others)" >&2; exit 2 ;;
+  esac
+done
 lib=$here/../../build
 ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1 || true)
 if [ -z "$ncu" ]; then

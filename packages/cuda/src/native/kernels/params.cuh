@@ -139,7 +139,7 @@ enum DoneCounter : int { DONE_SEND = 0, DONE_PLAN = 1, DONE_COMBINE_SEND = 2, DO
 struct SyState {
   uint32_t step;               ///< completed steps; epoch = step % 2047 + 1. Advanced by combine recv.
   uint32_t done[DONE_COUNT];   ///< completion counters (DoneCounter)
-  uint32_t stepHigh;           ///< step's wraps around 2^32 (with step: the 64-bit step of rowTag)
+  uint32_t stepHigh;           ///< step's wraps around 2^32 (with step: the 64-bit step of stepMark)
   uint32_t pad[2];
   SyErrorWord error;
 };
@@ -164,7 +164,7 @@ struct SyTables {
   int32_t* offsets;      ///< [L + 1] first row of each expert block; [L] = rows in use (contiguous, padded)
   int32_t* expertCount;  ///< [L] rows of each local expert
   int32_t* records;      ///< [R] route records from each source this step
-  uint64_t* taken;       ///< [rows] the step (rowTag) whose entry last named each output row
+  uint64_t* taken;       ///< [rows] the step (stepMark) whose entry last named each output row
 };
 
 /// The send side's scratch of a step (dispatch send's plan, kernels/plan.cuh).
