@@ -7,15 +7,7 @@ import {
   referenceDispatch,
   scalesPerRow,
 } from "@switchyard/core";
-import { compareDispatch, expertOutputs, expertRow } from "./step.js";
-
-function sameBits(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i] && !(Number.isNaN(a[i]) && Number.isNaN(b[i]))) return false;
-  }
-  return true;
-}
+import { compareDispatch, expertOutputs, expertRow, sameBits } from "./step.js";
 
 /**
  * Differences between a rank's contiguous dispatch result and core's reference (empty when

@@ -109,7 +109,8 @@ export function expertOutputs(config: EpConfig, rank: number, result: DispatchRe
   return out;
 }
 
-function sameBits(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+/** Element-wise equal, NaN equal to NaN (payload bits compared as numbers). */
+export function sameBits(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++)
     if (a[i] !== b[i] && !(Number.isNaN(a[i]) && Number.isNaN(b[i]))) return false;
