@@ -32,6 +32,38 @@ describe("rank-failure world orchestration (stand-in workers, no GPU)", () => {
     expect(expectedFailure("dispatchRecv")).toEqual({ step: 1, call: "combineRecv", stage: "combine recv" });
     expect(expectedFailure("combineSend")).toEqual({ step: 1, call: "combineRecv", stage: "combine recv" });
     expect(expectedFailure("combineRecv")).toEqual({ step: 2, call: "dispatchRecv", stage: "dispatch recv" });
+    // contiguous: the survivors' own dispatch send waits for the victim's counts
+    expect(expectedFailure("dispatchSend", "contiguous")).toEqual({
+      step: 1,
+      call: "dispatchRecv",
+      stage: "dispatch send",
+    });
+    expect(expectedFailure("combineSend", "contiguous")).toEqual({
+      step: 1,
+      call: "combineRecv",
+      stage: "combine recv",
+    });
+  });
+
+  it("runs every case in each layout asked for, the layout in the case's name", async () => {
+    const out = await runFaults({
+      ranks: 2,
+      timeoutMs: 200,
+      stallMs: 300,
+      slackMs: 2000,
+      layouts: ["masked", "contiguous"],
+      phases: ["dispatchSend"],
+      actions: ["kill"],
+      launch,
+      recover,
+      verify: false,
+    });
+    expect(out.map((o) => [o.layout, o.expectedStage, o.ok])).toEqual([
+      ["masked", "dispatch recv", true],
+      ["contiguous", "dispatch send", true],
+    ]);
+    expect(out[1].case).toMatch(/^contiguous: kill rank 0 in dispatchSend/);
+    for (const o of out) expect(o.problems, o.case).toEqual([]);
   });
 
   it("kills or stalls a victim in every phase; the others fail naming it and the stage; recovery runs", async () => {
@@ -66,7 +98,7 @@ describe("rank-failure world orchestration (stand-in workers, no GPU)", () => {
     }
     expect(out.map((o) => o.victim)).toEqual([1, 2, 0, 1, 2, 0, 1, 2]);
     expect(lines[0]).toMatch(
-      /^PASS fault: kill rank 1 in dispatchSend \(R3, timeout 300 ms\): 2 other rank\(s\) failed in dispatch recv naming rank 1/,
+      /^PASS fault: masked: kill rank 1 in dispatchSend \(R3, timeout 300 ms\): 2 other rank\(s\) failed in dispatch recv naming rank 1/,
     );
   }, 120_000);
 

@@ -52,7 +52,7 @@ extern "C" {
 
 typedef enum sy_status {
   SY_OK = 0,
-  SY_ERR_INVALID_ARGUMENT = 1, /* a null handle, a wrong size or count, a misaligned pointer */
+  SY_ERR_INVALID_ARGUMENT = 1, /* a null handle, a wrong size or count, a misaligned pointer, a bad topk_idx entry */
   SY_ERR_CUDA = 2,             /* a CUDA runtime call failed */
   SY_ERR_NVSHMEM = 3,          /* NVSHMEM could not initialise or allocate */
   SY_ERR_TIMEOUT = 4,          /* a receive stage waited past its timeout: see sy_error_info */
@@ -74,8 +74,13 @@ typedef struct sy_baseline sy_baseline; /* one rank's buffers of the NCCL baseli
  * foreign epoch, 4 partials announced != tokens routed (combine recv: by expert rank `peer`,
  * detail0 announced, detail1 expected), 5 aborted (the endpoint was destroyed mid-step), 6 a bad
  * route record (peer = its source, detail0 = record j, detail1 = 1 token, 2 entry count, 3 local
- * expert, 4 slot, 5 index out of range, 6 a row another entry of the step also names). region: index in core's REGION_NAMES. peer: the rank
- * waited for or at fault (0xffffffff when the error is not about one peer). */
+ * expert, 4 slot, 5 index out of range, 6 a row another entry of the step also names), 7 a bad
+ * topk_idx entry (stage 3 dispatch send or 2 combine recv; reported as SY_ERR_INVALID_ARGUMENT:
+ * peer = the entry's value as int32, region = 0xffffffff, detail0 = the token, detail1 = the slot,
+ * plus (the earlier slot naming the same expert + 1) << 16 for a repeat, 0 there for a value outside
+ * [-1, experts)). Dispatch recv's code 4: source `peer`'s records name detail0 rows, its counts
+ * announce detail1 (rows announced and never written). region: index in core's REGION_NAMES. peer:
+ * the rank waited for or at fault (0xffffffff when the error is not about one peer). */
 typedef struct sy_error_info {
   uint32_t code, stage, peer, region, detail0, detail1;
 } sy_error_info;
@@ -163,7 +168,13 @@ SY_API int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uin
  * rows packed at the front of its block [e * R * M, ...), counts in sy_endpoint_counts. Contiguous:
  * expert blocks padded to expertAlignment, written in place by the senders (symmetric recvX).
  * Contiguous dispatch send waits on the device (bounded by timeout_ns, stage 3) until every rank's
- * counts of the step have arrived, so every rank must call it; the host never waits. */
+ * counts of the step have arrived, so every rank must call it; the host never waits.
+ * topk_idx is device memory the host does not read: dispatch send's kernel checks every entry (in
+ * [-1, experts), no expert twice in a token) before any store, and refuses a step with a bad one
+ * (nothing leaves this rank; sy_endpoint_check then reports SY_ERR_INVALID_ARGUMENT, code 7, naming
+ * the token, slot and value; the other ranks time out waiting for this one, and the endpoints must
+ * be recreated as after any failed step). Combine recv checks its topk_idx the same way and reads no
+ * partial for a bad entry. */
 SY_API int sy_dispatch_send(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx,
                      const float* topk_weights, int num_tokens, void* stream);
 SY_API int sy_dispatch_recv(sy_endpoint* ep, void* stream);

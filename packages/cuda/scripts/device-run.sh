@@ -4,6 +4,8 @@
 #   bash packages/cuda/scripts/device-run.sh full     (= build conformance1 conformance2 mps-on conformance4 mps-off pack)
 #   bash packages/cuda/scripts/device-run.sh bench    (= build bench1 bench2 mps-on bench4 mps-off pack)
 #   bash packages/cuda/scripts/device-run.sh stress   (= build abi-fuzz faults soak-contig pack)
+#   bash packages/cuda/scripts/device-run.sh nvlink   (= build checks-2gpu contig-2gpu abi-fuzz faults-2gpu soak-2gpu pack:
+#                                                       two GPUs, one rank each; steps named *-2gpu use GPUs 0 and 1)
 #   bash packages/cuda/scripts/device-run.sh library  (= build exports c-example abi-fuzz python host-overhead pack:
 #                                                       the shared library, its exports, a C program, the Python
 #                                                       package, and what Python adds to a step over C)
@@ -74,6 +76,7 @@ for s in "$@"; do
     bench) steps+=(build bench1 bench2 mps-on bench4 mps-off pack) ;;
     stress) steps+=(build abi-fuzz faults soak-contig pack) ;;
     library) steps+=(build exports c-example abi-fuzz python host-overhead pack) ;;
+    nvlink) steps+=(build checks-2gpu contig-2gpu abi-fuzz faults-2gpu soak-2gpu pack) ;;
     *) steps+=("$s") ;;
   esac
 done
@@ -115,6 +118,29 @@ for s in "${steps[@]}"; do
       sms=${s#bench1-sms}
       step "$s" 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 1 --layouts contiguous \
         --contiguous-tokens 512,4096 --sms "$sms" --no-baseline --json "$OUT/$s.json" --svg "$OUT/$s.svg" ;;
+    checks-2gpu | contig-2gpu)
+      # Both GPUs, one rank each (NVLink): each layout against core's reference, graph replays, timeouts
+      layout=masked
+      [ "${s:0:6}" = contig ] && layout=contiguous
+      step "$s" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" checks --ranks 2 \
+        --layout "$layout" ${CHECKS_ARGS:-} --json "$OUT/$s.json" ;;
+    conformance-2gpu | conformance-deep-2gpu)
+      deep=()
+      [ "$s" = conformance-deep-2gpu ] && deep=(--deep)
+      step "$s" "${CONFORMANCE_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$conf" \
+        conformance --backend cuda "${deep[@]}" --json "$OUT/$s.json" ;;
+    faults-2gpu) # a rank killed / stalled in each phase, both layouts, one rank per GPU
+      step faults-2gpu "${FAULTS_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" \
+        faults --ranks 2 --timeout-ms 1000 --layouts masked,contiguous --json "$OUT/faults-2gpu.json" ;;
+    soak-2gpu) # layouts alternating every step, one rank per GPU
+      secs=${SOAK_SECONDS:-120}
+      step soak-2gpu $((secs + 40)) env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" soak \
+        --ranks 2 --steps "${SOAK_STEPS:-100000}" --max-seconds "$secs" --json "$OUT/soak-2gpu.json" ;;
+    bench-2gpu) # the bench on both GPUs (NCCL, and the peers where they import, in the same run)
+      bench_cli=("$cli" bench)
+      [ -f "$conf" ] && bench_cli=("$conf" bench)
+      step bench-2gpu "${BENCH_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node \
+        "${bench_cli[@]}" --ranks 2 --json "$OUT/bench-2gpu.json" --svg "$OUT/bench-2gpu.svg" ${BENCH_ARGS:-} ;;
     baseline) step baseline 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" baseline --ranks 2 --json "$OUT/baseline.json" ;;
     abi-fuzz) step abi-fuzz 120 node "$cli" abi-fuzz --iterations 400 --json "$OUT/abi-fuzz.json" ;;
     faults) step faults 240 env SWITCHYARD_CUDA_RANKS_PER_GPU=4 node "$cli" faults --ranks 2 --timeout-ms 1000 --json "$OUT/faults.json" ;;
@@ -138,7 +164,8 @@ for s in "${steps[@]}"; do
     pack) # at most 8 files come back from the GPU machine: logs and JSON into one archive; the
       # bench's JSON and SVG and the summary stay beside it
       (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null &&
-        find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' -delete) ;;
+        find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
+          ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' -delete) ;;
     *) echo "unknown step $s"; status=1 ;;
   esac
 done

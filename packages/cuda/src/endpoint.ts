@@ -185,7 +185,7 @@ export class RankEndpoint {
     try {
       return f();
     } catch (e) {
-      throw mapNativeError(e, this.rank, this.timeoutMs);
+      throw mapNativeError(e, this.rank, this.timeoutMs, this.config.experts);
     }
   }
 
@@ -269,7 +269,7 @@ export class RankEndpoint {
     try {
       rows = await this.native.recvRows(stream);
     } catch (e) {
-      throw mapNativeError(e, this.rank, this.timeoutMs);
+      throw mapNativeError(e, this.rank, this.timeoutMs, this.config.experts);
     }
     this.stepRows = rows;
     return rows;
@@ -323,7 +323,7 @@ export class RankEndpoint {
     try {
       await this.native.check(stream);
     } catch (e) {
-      throw mapNativeError(e, this.rank, this.timeoutMs);
+      throw mapNativeError(e, this.rank, this.timeoutMs, this.config.experts);
     }
   }
 

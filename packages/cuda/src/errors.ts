@@ -48,13 +48,33 @@ function phaseOf(message: string): string {
   return (m && ABI_PHASES[m[1]]) ?? "phase";
 }
 
+/** sy_error_info.code of a bad topkIdx entry found on the device (kernels/topk_check.cuh). */
+export const BAD_INPUT_CODE = 7;
+
+/**
+ * The InputError of a bad topkIdx entry found on the device, in core's words for the same entry:
+ * info.peer holds the entry's value, detail0 the token, detail1 the slot and (high half) the earlier
+ * slot + 1 naming the same expert, 0 when the value is out of range.
+ */
+export function badInputError(rank: number, info: NativeErrorInfo, experts?: number): InputError {
+  const value = info.peer | 0;
+  const slot = info.detail1 & 0xffff;
+  const earlier = info.detail1 >>> 16;
+  const what =
+    earlier === 0
+      ? `[${info.detail0}][${slot}] = ${value} is outside [-1, ${experts ?? "experts"})`
+      : `[${info.detail0}] names expert ${value} twice (slots ${earlier - 1} and ${slot})`;
+  const stage = STAGE_NAMES[info.stage] ?? "send";
+  return new InputError(rank, "topkIdx", `${what} (found by ${stage} on the device; the step is lost)`);
+}
+
 /**
  * Maps an error thrown by the addon onto core's named errors:
  * SY_ERR_TIMEOUT -> TimeoutError(rank, peer, stage, timeoutMs); SY_ERR_PROTOCOL -> ProtocolError;
- * SY_ERR_INVALID_ARGUMENT -> InputError; SY_ERR_UNSUPPORTED -> UnsupportedError;
+ * SY_ERR_INVALID_ARGUMENT -> InputError (a bad topkIdx entry found on the device: core's wording, from `info`); SY_ERR_UNSUPPORTED -> UnsupportedError;
  * SY_ERR_PHASE -> PhaseError; "destroyed" states -> DestroyedError; anything else -> NativeError.
  */
-export function mapNativeError(e: unknown, rank: number, timeoutMs: number): Error {
+export function mapNativeError(e: unknown, rank: number, timeoutMs: number, experts?: number): Error {
   if (e instanceof SwitchyardError) return e;
   const t = (e ?? {}) as NativeThrown;
   const message = String(t.message ?? e);
@@ -70,6 +90,7 @@ export function mapNativeError(e: unknown, rank: number, timeoutMs: number): Err
       return new ProtocolError(rank, STAGE_NAMES[info?.stage ?? 0] ?? "receive", region, detail, peer);
     }
     case "SY_ERR_INVALID_ARGUMENT":
+      if (info?.code === BAD_INPUT_CODE) return badInputError(rank, info, experts);
       return new InputError(rank, "argument", message);
     case "SY_ERR_UNSUPPORTED":
       return new UnsupportedError("cuda", message);

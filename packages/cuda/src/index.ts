@@ -20,7 +20,14 @@ export {
   parseLaunchEnv,
   startFromEnv,
 } from "./envStart.js";
-export { mapNativeError, NativeError, type NativeThrown, STAGE_NAMES } from "./errors.js";
+export {
+  BAD_INPUT_CODE,
+  badInputError,
+  mapNativeError,
+  NativeError,
+  type NativeThrown,
+  STAGE_NAMES,
+} from "./errors.js";
 export { CUDA_LAYOUTS, checkLayout } from "./features.js";
 export { devicesFor, RANKS_PER_GPU_ENV, ranksPerGpu, visibleGpuCount } from "./gpus.js";
 export { endpointLayout } from "./layout.js";

@@ -91,6 +91,23 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     expect(e).toMatchObject({ rank: 0, peer: 1, stage: "dispatch recv", timeoutMs: 250 });
   });
 
+  it("a bad expert id the device found becomes InputError on topkIdx, bounded by the config's experts", async () => {
+    const { native } = fake();
+    native.check = async () => {
+      throw Object.assign(new Error("rank 0, dispatch send: topk_idx[3][1] = 9 is outside [-1, 4)"), {
+        code: "SY_ERR_INVALID_ARGUMENT",
+        info: { code: 7, stage: 3, peer: 9, region: 0xffffffff, detail0: 3, detail1: 1 },
+      });
+    };
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0, 250);
+    const e = await ep.synchronize().catch((x) => x);
+    expect(e).toBeInstanceOf(InputError);
+    expect(e).toMatchObject({ rank: 0, what: "topkIdx" });
+    expect(e.message).toMatch(
+      /^rank 0: topkIdx: \[3\]\[1\] = 9 is outside \[-1, 4\) \(found by dispatch send/,
+    );
+  });
+
   it("refuses use after destroy()", () => {
     const { native, calls } = fake();
     const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 1);

@@ -1,16 +1,73 @@
 import {
   DestroyedError,
+  defineConfig,
   InputError,
   PhaseError,
   ProtocolError,
   TimeoutError,
   UnsupportedError,
+  validateRankInput,
 } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
-import { mapNativeError, NativeError } from "../src/errors.js";
+import { BAD_INPUT_CODE, mapNativeError, NativeError } from "../src/errors.js";
 
 const native = (code: string, message: string, info?: object) =>
   Object.assign(new Error(message), { code, info });
+
+/** Core's InputError message for one rank input with the given topkIdx row (T = 1). */
+function coreMessage(topk: number[]): string {
+  const config = defineConfig({ ranks: 2, experts: 8, topK: 4, hidden: 128, maxTokensPerRank: 4 });
+  try {
+    validateRankInput(config, 1, {
+      x: new Uint16Array(128),
+      topkIdx: Int32Array.from(topk),
+      topkWeights: new Float32Array(4).fill(0.25),
+    });
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error("core accepted the input");
+}
+
+describe("a bad expert id found on the device", () => {
+  const thrown = (info: object) =>
+    native("SY_ERR_INVALID_ARGUMENT", "rank 1, dispatch send: topk_idx[...]", {
+      code: BAD_INPUT_CODE,
+      ...info,
+    });
+
+  it("out of range: InputError worded as core's check of the same entry", () => {
+    const e = mapNativeError(
+      thrown({ stage: 3, peer: 8, region: 0xffffffff, detail0: 0, detail1: 2 }),
+      1,
+      500,
+      8,
+    );
+    expect(e).toBeInstanceOf(InputError);
+    expect(e).toMatchObject({ rank: 1, what: "topkIdx" });
+    expect(e.message.startsWith(coreMessage([0, 1, 8, -1]))).toBe(true);
+    // A negative value other than -1 travels as its 32-bit pattern.
+    const n = mapNativeError(
+      thrown({ stage: 3, peer: 0xfffffffe, region: 0xffffffff, detail0: 0, detail1: 0 }),
+      1,
+      500,
+      8,
+    );
+    expect(n.message.startsWith(coreMessage([-2, 1, 2, 3]))).toBe(true);
+  });
+
+  it("a repeat: InputError naming both slots, as core does", () => {
+    const e = mapNativeError(
+      thrown({ stage: 3, peer: 5, region: 0xffffffff, detail0: 0, detail1: 3 | (2 << 16) }),
+      1,
+      500,
+      8,
+    );
+    expect(e).toBeInstanceOf(InputError);
+    expect(e.message.startsWith(coreMessage([2, 5, -1, 5]))).toBe(true);
+    expect(e.message).toContain("dispatch send");
+  });
+});
 
 describe("native error mapping", () => {
   it("a combine count that disagrees names the expert rank, worded as core's reference", () => {

@@ -20,7 +20,7 @@ function num(arg: ArgReader, name: string, fallback: number): number {
 /**
  * The robustness checks on a GPU (README "Faults, bad input, long runs"); each prints its table and returns
  * ok plus the JSON report:
- *   faults   [--ranks N] [--timeout-ms 1000]       a rank killed / stalled in each phase, recovery
+ *   faults   [--ranks N] [--timeout-ms 1000] [--layouts masked,contiguous]   a rank killed / stalled in each phase, recovery
  *   soak     [--steps 100000] [--ranks N] [--sets 64] [--chunk 2500] [--max-seconds S]
  *   cycles   [--count 1000] [--ranks N]             session create / destroy, leak verdict after warm-up
  *   abi-fuzz [--seed 1] [--iterations 400]          build/abi_fuzz against a reference case
@@ -40,8 +40,13 @@ export async function robustnessCommand(
   };
   switch (cmd) {
     case "faults": {
+      const layouts = arg("layouts", "masked,contiguous").split(",");
+      for (const l of layouts)
+        if (l !== "masked" && l !== "contiguous")
+          throw new RangeError(`--layouts: ${l} is not a layout (masked, contiguous)`);
       const out = await runFaults({
         ranks: ranks(),
+        layouts: layouts as ("masked" | "contiguous")[],
         timeoutMs: num(arg, "timeout-ms", 1000),
         workers,
         onCase: (o, i, n) => console.log(`[${i + 1}/${n}] ${formatFault(o)}`),

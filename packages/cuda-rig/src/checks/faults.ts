@@ -1,4 +1,4 @@
-import { defineConfig, type EpConfig } from "@switchyard/core";
+import { defineConfig, type EpConfig, type LayoutKind } from "@switchyard/core";
 import { endpointLayout } from "@switchyard/cuda";
 import { WorkerGroup, type WorkerSetup } from "../launcher.js";
 import { heapSizeFor } from "../pool.js";
@@ -15,10 +15,18 @@ import { checkedStep, World } from "./world.js";
  * - combine recv (it returned every row, then stopped): the step completes; their next
  *   dispatch recv (step 2) waits for rows that never come.
  */
-export function expectedFailure(phase: FaultPhase): { step: number; call: FaultPhase; stage: string } {
+export function expectedFailure(
+  phase: FaultPhase,
+  layout: LayoutKind = "masked",
+): { step: number; call: FaultPhase; stage: string } {
   switch (phase) {
     case "dispatchSend":
-      return { step: 1, call: "dispatchRecv", stage: "dispatch recv" };
+      // contiguous: their own dispatch send waits for the victim's counts (reported at dispatch recv)
+      return {
+        step: 1,
+        call: "dispatchRecv",
+        stage: layout === "contiguous" ? "dispatch send" : "dispatch recv",
+      };
     case "dispatchRecv":
     case "combineSend":
       return { step: 1, call: "combineRecv", stage: "combine recv" };
@@ -27,9 +35,17 @@ export function expectedFailure(phase: FaultPhase): { step: number; call: FaultP
   }
 }
 
-/** The fault world's config: small, masked, every rank hosts experts of every step. */
-export function faultConfig(ranks: number): EpConfig {
-  return defineConfig({ ranks, experts: 4 * ranks, topK: 3, hidden: 256, maxTokensPerRank: 16 });
+/** The fault world's config: small, every rank hosts experts of every step; contiguous blocks padded to 4. */
+export function faultConfig(ranks: number, layout: LayoutKind = "masked"): EpConfig {
+  return defineConfig({
+    ranks,
+    experts: 4 * ranks,
+    topK: 3,
+    hidden: 256,
+    maxTokensPerRank: 16,
+    layout,
+    ...(layout === "contiguous" ? { expertAlignment: 4 } : {}),
+  });
 }
 
 export interface SurvivorOutcome {
@@ -49,6 +65,7 @@ export interface RecoveryOutcome {
 
 export interface FaultOutcome {
   case: string;
+  layout: LayoutKind;
   phase: FaultPhase;
   action: FaultAction;
   victim: number;
@@ -66,6 +83,8 @@ export interface FaultOutcome {
 
 export interface FaultCaseOptions {
   ranks: number;
+  /** The fault world's layout (default masked). */
+  layout?: LayoutKind;
   /** The receive stages' timeout in the fault world. */
   timeoutMs: number;
   /** A stalled victim's silence (default 3 x timeoutMs). */
@@ -106,13 +125,14 @@ export async function runFaultCase(
   o: FaultCaseOptions,
 ): Promise<FaultOutcome> {
   const t0 = Date.now();
-  const config = faultConfig(o.ranks);
+  const layout = o.layout ?? "masked";
+  const config = faultConfig(o.ranks, layout);
   const T = config.maxTokensPerRank;
   const seed = o.seed ?? 600;
   const verify = o.verify ?? true;
   const stallMs = o.stallMs ?? 3 * o.timeoutMs;
   const slackMs = o.slackMs ?? 3000;
-  const expected = expectedFailure(phase);
+  const expected = expectedFailure(phase, layout);
   const problems: string[] = [];
   const survivors: SurvivorOutcome[] = [];
   let victimReport = "";
@@ -212,7 +232,8 @@ export async function runFaultCase(
   const recovery = await o.recover(config);
   if (!recovery.ok) problems.push(`recovery: ${recovery.detail}`);
   return {
-    case: `${action} rank ${victim} in ${phase}`,
+    case: `${layout}: ${action} rank ${victim} in ${phase}`,
+    layout,
     phase,
     action,
     victim,

@@ -1,4 +1,4 @@
-import type { EpConfig } from "@switchyard/core";
+import type { EpConfig, LayoutKind } from "@switchyard/core";
 import { cudaBackend } from "../backend.js";
 import type { WorkerSetup } from "../launcher.js";
 import { backendOptionsFor } from "../options.js";
@@ -8,6 +8,8 @@ import { type FaultCaseOptions, type FaultOutcome, type RecoveryOutcome, runFaul
 import { checkedStep } from "./world.js";
 
 export interface FaultsOptions extends Omit<FaultCaseOptions, "recover"> {
+  /** Layouts, each with every case (default masked only). */
+  layouts?: readonly LayoutKind[];
   phases?: readonly FaultPhase[];
   actions?: readonly FaultAction[];
   recover?: FaultCaseOptions["recover"];
@@ -48,7 +50,7 @@ export async function recoverWithBackend(
 }
 
 /**
- * The rank-failure world: every phase x action (default: 4 phases x kill, stall), the victim
+ * The rank-failure world: every layout x phase x action (default: masked x 4 phases x kill, stall), the victim
  * rotating over the ranks (rank 1 first), each case in a world of its own followed by a recovery;
  * the fault worlds and the recoveries start their workers as `o.workers` says.
  */
@@ -56,12 +58,16 @@ export async function runFaults(o: FaultsOptions): Promise<FaultOutcome[]> {
   if (o.ranks < 2) throw new RangeError(`runFaults: ${o.ranks} ranks; a rank failure needs at least 2`);
   const phases = o.phases ?? FAULT_PHASES;
   const actions = o.actions ?? (["kill", "stall"] as const);
-  const cases = phases.flatMap((phase) => actions.map((action) => ({ phase, action })));
+  const layouts = o.layouts ?? (["masked"] as const);
+  const cases = layouts.flatMap((layout) =>
+    phases.flatMap((phase) => actions.map((action) => ({ layout, phase, action }))),
+  );
   const out: FaultOutcome[] = [];
   for (const [i, c] of cases.entries()) {
     const victim = (i + 1) % o.ranks;
     const r = await runFaultCase(c.phase, c.action, victim, {
       ...o,
+      layout: c.layout,
       seed: (o.seed ?? 600) + 10 * i,
       recover: o.recover ?? ((config) => recoverWithBackend(config, 700 + i, o.workers)),
     });

@@ -5,7 +5,7 @@
  */
 export interface NativeErrorInfo {
   code: number;
-  /** 1 dispatch recv, 2 combine recv */
+  /** 1 dispatch recv, 2 combine recv, 3 dispatch send */
   stage: number;
   peer: number;
   /** index in core's REGION_NAMES */

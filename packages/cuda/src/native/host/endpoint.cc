@@ -14,7 +14,7 @@
 
 namespace sy {
 
-const char* const kRegionNames[R_REGION_COUNT] = {"dispatchSignal", "dispatchX",     "dispatchScales", "dispatchMeta",
+const char* const kRegionNames[R_REGION_COUNT] = {"dispatchSignal", "dispatchX",     "dispatchScales", "dispatchRoutes",
                                                   "countSignal",    "combineSignal", "combineX",       "recvX",
                                                   "recvScales",     "recvMeta"};
 
@@ -299,9 +299,27 @@ void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
   const int rank = ep->ctx.rank;
   const char* region = w.region < R_REGION_COUNT ? kRegionNames[w.region] : "?";
   std::ostringstream m;
-  m << "rank " << rank << ", " << stageName(w.stage) << ", region " << region << ": ";
+  m << "rank " << rank << ", " << stageName(w.stage);
+  if (w.code != E_BAD_INPUT) m << ", region " << region;
+  m << ": ";
   int status = SY_ERR_PROTOCOL;
   switch (w.code) {
+    case E_BAD_INPUT: {  // topk_check.cuh: peer = the entry's value, detail1 = slot | (earlier slot + 1) << 16
+      status = SY_ERR_INVALID_ARGUMENT;
+      const int32_t value = static_cast<int32_t>(w.peer);
+      const uint32_t k = w.detail1 & 0xffffu, q = w.detail1 >> 16;
+      if (q == 0) {
+        m << "topk_idx[" << w.detail0 << "][" << k << "] = " << value << " is outside [-1, " << ep->ctx.p.experts()
+          << ")";
+      } else {
+        m << "topk_idx[" << w.detail0 << "] names expert " << value << " twice (slots " << q - 1 << " and " << k
+          << ")";
+      }
+      m << (w.stage == S_DISPATCH_SEND ? "; nothing was sent (the other ranks time out waiting for this one)"
+                                       : "; no partial was read for it");
+      m << ": fix the router's output, then destroy and recreate the endpoints";
+      break;
+    }
     case E_TIMEOUT:
       status = SY_ERR_TIMEOUT;
       m << "waited " << ep->ctx.timeoutNs / 1000000 << " ms for rank " << w.peer
@@ -315,9 +333,9 @@ void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
       m << "signal from rank " << w.peer << " is stale: epoch " << w.detail0 << ", this step is epoch " << w.detail1;
       break;
     case E_COUNT_MISMATCH:
-      if (w.stage == S_DISPATCH_RECV) {
-        m << "rank " << w.peer << " announced " << w.detail0 << " rows but its per-expert counts add up to "
-          << w.detail1;
+      if (w.stage == S_DISPATCH_RECV) {  // recv_tables.cuh's checkRowsNamed
+        m << "rank " << w.peer << "'s route records name " << w.detail0 << " rows but its per-expert counts announce "
+          << w.detail1 << " (rows announced and never written)";
         break;
       }
       if (w.peer != 0xffffffffu) {

@@ -61,9 +61,9 @@ void allocBuffers(sy_endpoint* ep) {
     ep->deviceBytes += ep->localBytes;
   }
   // Tables [rows] taken (u64, first: 8-byte aligned), [L*R] counts, [L*R] pairStart, [L+1]
-  // offsets, [L] expertCount, [R] records; plan [M*K] entryIndex, [M*K] recordIndex, [E+R] totals.
+  // offsets, [L] expertCount, [R] records, [R] named; plan [M*K] entryIndex, [M*K] recordIndex, [E+R] totals.
   const uint64_t takenBytes = p.rows() * sizeof(uint64_t);
-  const uint64_t ints = 2 * L * R + (L + 1) + L + R + 2 * M * K + E + R;
+  const uint64_t ints = 2 * L * R + (L + 1) + L + 2 * R + 2 * M * K + E + R;
   SY_CHECK_CUDA(cudaMalloc(&ep->scratch, takenBytes + ints * 4));
   SY_CHECK_CUDA(cudaMemset(ep->scratch, 0, takenBytes + ints * 4));
   ep->deviceBytes += takenBytes + ints * 4;
@@ -75,8 +75,9 @@ void allocBuffers(sy_endpoint* ep) {
   t.offsets = t.pairStart + L * R;
   t.expertCount = t.offsets + L + 1;
   t.records = t.expertCount + L;
+  t.named = t.records + R;
   SyPlan& pl = ep->ctx.plan;
-  pl.entryIndex = t.records + R;
+  pl.entryIndex = t.named + R;
   pl.recordIndex = pl.entryIndex + M * K;
   pl.totals = pl.recordIndex + M * K;
 }

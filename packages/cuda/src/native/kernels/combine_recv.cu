@@ -23,6 +23,7 @@
 #include "records.cuh"
 #include "phase_clock.cuh"
 #include "stage.cuh"
+#include "topk_check.cuh"
 #include "weighted_sum.cuh"
 
 namespace sy {
@@ -41,7 +42,10 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   __shared__ CombineCheckShared sCheck;
   // The last block only checks the announced counts (so the check overlaps the reduction).
   const int workers = gridDim.x - 1;
-  if (blockIdx.x == workers) waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
+  // It also checks the ids (topk_check.cuh); the workers skip an id outside [0, E), reading nothing for it.
+  if (blockIdx.x == workers && checkTopk(c.state, topkIdx, T, K, p.experts(), S_COMBINE_RECV)) {
+    waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
+  }
 
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
   const uint16_t* partials = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));
@@ -76,7 +80,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
     const int c0 = span * chunks / spans, c1 = (span + 1) * chunks / spans;
     // The token's ranks, ascending: lane i < n holds the i-th.
     const int ex = lane < K ? topkIdx[static_cast<uint64_t>(t) * K + lane] : -1;
-    int rk = ex >= 0 ? ex / L : INT_MAX;
+    int rk = ex >= 0 && ex < p.experts() ? ex / L : INT_MAX;
     int mine = 0, n = 0;
     while (true) {
       const int r = __reduce_min_sync(kFullMask, rk);

@@ -25,6 +25,7 @@
 #include "records.cuh"
 #include "phase_clock.cuh"
 #include "stage.cuh"
+#include "topk_check.cuh"
 
 namespace sy {
 namespace {
@@ -44,7 +45,9 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   extern __shared__ int sPlan[];
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);
-  const bool failed = hasError(c.state);
+  // Every entry checked by every block before the plan's first store (topk_check.cuh).
+  const bool inputOk = checkTopk(c.state, topkIdx, T, K, E, S_DISPATCH_SEND);
+  const bool failed = !inputOk || __syncthreads_or(hasError(c.state));  // block-uniform
 
   if (!failed) {
     const bool lastChunk = blockIdx.x == gridDim.x - 1;

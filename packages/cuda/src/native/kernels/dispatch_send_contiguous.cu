@@ -26,6 +26,7 @@
 #include "plan.cuh"
 #include "records.cuh"
 #include "stage.cuh"
+#include "topk_check.cuh"
 
 namespace sy {
 namespace {
@@ -54,7 +55,9 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);
   const bool lastChunk = blockIdx.x == gridDim.x - 1;
-  bool ok = !hasError(c.state);
+  // Every entry checked by every block before the plan's first store (topk_check.cuh).
+  const bool inputOk = checkTopk(c.state, topkIdx, T, K, E, S_DISPATCH_SEND);
+  bool ok = inputOk && !__syncthreads_or(hasError(c.state));  // block-uniform
 
   if (ok) {
     planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem);
@@ -91,6 +94,19 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
       }
       first[ex] = before;
       total[ex] = all;
+    }
+    __syncthreads();
+    // A corrupted rank's counts must not move this rank's stores past a destination's recvX: each
+    // source's rows for one destination are at most M * J (recv_tables.cuh checks the same there).
+    const uint32_t perSource = static_cast<uint32_t>(M) * static_cast<uint32_t>(p.slotsPerRank());
+    for (int i = threadIdx.x; i < R * R && !hasError(c.state); i += kThreads) {
+      const int s = i / R, d = i % R;
+      uint32_t rows = 0;
+      for (int e = 0; e < L; ++e) rows += signalCount(ldRelaxedSys(words + static_cast<uint64_t>(s) * E + d * L + e));
+      if (rows > perSource) {
+        recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_SEND, static_cast<uint32_t>(s), R_COUNT_SIGNAL, rows,
+                    perSource);
+      }
     }
     __syncthreads();
     for (int d = 0; d < R; ++d) {  // destination d's padded block starts, a scan over its L experts

@@ -115,6 +115,8 @@ enum ErrorCode : uint32_t {
   E_COUNT_MISMATCH = 4, ///< combine: partials announced by an expert rank != this rank's tokens routed to it
   E_ABORTED = 5,        ///< written by the host when the endpoint is destroyed: every wait leaves at once
   E_BAD_RECORD = 6,     ///< a route record broke the protocol (detail0 = record j, detail1 = what, kRecord*)
+  E_BAD_INPUT = 7,      ///< a topkIdx entry is out of range or repeated (topk_check.cuh: peer = its value,
+                        ///< detail0 = token, detail1 = slot | (earlier slot + 1) << 16); nothing was sent
 };
 
 /// What was wrong with a route record (E_BAD_RECORD's detail1).
@@ -132,7 +134,14 @@ enum Stage : uint32_t { S_DISPATCH_RECV = 1, S_COMBINE_RECV = 2, S_DISPATCH_SEND
 
 /// Completion counters of the stage kernels (SyState::done): each block adds one after its rows
 /// and the last one writes the stage's signals, then resets the counter (graph replays reuse it).
-enum DoneCounter : int { DONE_SEND = 0, DONE_PLAN = 1, DONE_COMBINE_SEND = 2, DONE_COMBINE_RECV = 3, DONE_COUNT = 4 };
+enum DoneCounter : int {
+  DONE_SEND = 0,
+  DONE_PLAN = 1,
+  DONE_COMBINE_SEND = 2,
+  DONE_COMBINE_RECV = 3,
+  DONE_DISPATCH_RECV = 4,
+  DONE_COUNT = 5
+};
 
 /// Device-resident state of one endpoint: the step counter (epoch source), the error word and the
 /// completion counters. Zeroed at endpoint creation.
@@ -140,7 +149,7 @@ struct SyState {
   uint32_t step;               ///< completed steps; epoch = step % 2047 + 1. Advanced by combine recv.
   uint32_t done[DONE_COUNT];   ///< completion counters (DoneCounter)
   uint32_t stepHigh;           ///< step's wraps around 2^32 (with step: the 64-bit step of stepMark)
-  uint32_t pad[2];
+  uint32_t pad[1];
   SyErrorWord error;
 };
 
@@ -164,6 +173,7 @@ struct SyTables {
   int32_t* offsets;      ///< [L + 1] first row of each expert block; [L] = rows in use (contiguous, padded)
   int32_t* expertCount;  ///< [L] rows of each local expert
   int32_t* records;      ///< [R] route records from each source this step
+  int32_t* named;        ///< [R] entries the step's records from each source named (zero between steps)
   uint64_t* taken;       ///< [rows] the step (stepMark) whose entry last named each output row
 };
 

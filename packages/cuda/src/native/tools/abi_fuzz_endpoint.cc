@@ -1,7 +1,7 @@
 // C ABI fuzzer, the half that needs a GPU (see abi_fuzz.h): a one-rank world on GPU 0, an endpoint
 // for the case file's config, every phase with bad arguments and out of order, random sequences of
 // valid and invalid calls with every completed step checked bit for bit against the case file
-// (core's reference), stats, destroyed and wrong-kind handles, a protocol fault, teardown.
+// (core's reference), stats, destroyed and wrong-kind handles, protocol faults, bad expert ids, teardown.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -281,6 +281,8 @@ void endpointCases(Fuzz& f, const CaseFile& c, int iterations) {
   destroyedEndpoint(f, w);
   protocolFault(f, w);
   takenRowFault(f, w);
+  badExpertIds(f, w);
+  countFaults(f, w);
   for (int i = 0; i < 4; ++i) advance(f, w);  // the main endpoint still works after all of it
   f.expect("sy_runtime_destroy", "while an endpoint is alive", STATE, sy_runtime_destroy(w.rt), w.rt);
 

@@ -144,8 +144,6 @@ void protocolFault(Fuzz& f, World& w) {
   f.expect("sy_endpoint_destroy", "the failed endpoint", SY_OK, sy_endpoint_destroy(ep));
 }
 
-namespace {
-
 /// The case's config with `layout` (contiguous: expertAlignment 4), through the C layout.
 bool layoutOf(const CaseFile& c, int layout, sy_layout* out) {
   sy_config config;
@@ -163,8 +161,6 @@ bool layoutOf(const CaseFile& c, int layout, sy_layout* out) {
   out->struct_size = sizeof *out;
   return sy_layout_compute(&config, out) == SY_OK;
 }
-
-}  // namespace
 
 /// A route record naming a row another record of the step names (written over the sent records
 /// before dispatch recv reads them), in each layout: the step fails with a bad record naming the

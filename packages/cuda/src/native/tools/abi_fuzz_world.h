@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "abi_fuzz.h"
+#include "switchyard_layout.h"
 
 namespace syfuzz {
 
@@ -44,5 +45,11 @@ void endpointQueries(Fuzz& f, World& w);
 void destroyedEndpoint(Fuzz& f, World& w);
 void protocolFault(Fuzz& f, World& w);
 void takenRowFault(Fuzz& f, World& w);
+/// The case's config with `layout` (contiguous: expertAlignment 4), through the C layout.
+bool layoutOf(const CaseFile& c, int layout, sy_layout* out);
+
+/// Bad inputs the device finds and counts that disagree with the records (abi_fuzz_inputs.cc).
+void badExpertIds(Fuzz& f, World& w);
+void countFaults(Fuzz& f, World& w);
 
 }  // namespace syfuzz
