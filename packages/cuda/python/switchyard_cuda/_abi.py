@@ -1,7 +1,10 @@
 """The C ABI of libswitchyard_cuda (include/switchyard_cuda.h, switchyard_layout.h) in ctypes.
 
-Structs mirror the headers field for field; every versioned struct starts with struct_size, set
-here to ctypes.sizeof of the mirror. Loading collects every failure into one message.
+Structs mirror the headers field for field (tests/test_abi_header.py compiles a probe against the
+headers and compares every struct, enum, constant and signature); every versioned struct starts with
+struct_size, set here to ctypes.sizeof of the mirror. Structs the library fills without a size
+(sy_runtime_info, sy_error_info) go through `filled`, which refuses a write past the mirror.
+Loading collects every failure into one message.
 """
 
 from __future__ import annotations
@@ -88,7 +91,10 @@ class SyRuntimeOptions(ctypes.Structure):
 
 
 class SyRuntimeInfo(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_int) for n in ("rank", "ranks", "device", "node_ranks", "sm_count", "direct_peers")]
+    _fields_ = [
+        (n, ctypes.c_int)
+        for n in ("rank", "ranks", "device", "node_ranks", "sm_count", "direct_peers", "gpu_share")
+    ]
 
 
 P = ctypes.c_void_p
@@ -129,6 +135,34 @@ CUDA_FUNCTIONS = {
     "sy_combine_recv": (_INT, [P, P, P, _INT, P, P]),
     "sy_endpoint_check": (_INT, [P, P, ctypes.POINTER(SyErrorInfo)]),
 }
+
+
+GUARD_BYTES = 64
+_GUARD = 0xA5
+
+
+def filled(struct_type, call: str, fill):
+    """(status, struct) of `fill(pointer)`, which hands the pointer to the library function `call`.
+
+    The struct sits zeroed in a buffer followed by GUARD_BYTES of a pattern; a library whose C
+    struct is larger than this mirror (a field added on one side only) disturbs the pattern, and
+    that is an InternalError naming the sizes instead of a silent overwrite of Python's memory.
+    """
+    from .errors import error_for
+
+    size = ctypes.sizeof(struct_type)
+    buf = (ctypes.c_ubyte * (size + GUARD_BYTES))()
+    ctypes.memset(ctypes.addressof(buf) + size, _GUARD, GUARD_BYTES)
+    status = fill(ctypes.cast(buf, ctypes.POINTER(struct_type)))
+    past = [i for i in range(GUARD_BYTES) if buf[size + i] != _GUARD]
+    if past:
+        raise error_for(
+            8,
+            call,
+            f"the library wrote at least {size + past[-1] + 1} bytes into a {size}-byte {struct_type.__name__}: "
+            "this package's mirror of the C struct is out of date (install the package of the library's version)",
+        )
+    return status, struct_type.from_buffer_copy(buf)
 
 
 def _candidates(names: list[str], env_vars: list[str]) -> list[str]:

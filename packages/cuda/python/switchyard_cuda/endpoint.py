@@ -3,7 +3,8 @@
 Every phase only enqueues work on the stream (torch's current one unless given), so a step can
 be captured into a CUDA graph (torch.cuda.graph) and replayed. Errors a receive stage records
 (a rank that never arrived, a broken signal) surface at `check()` as SyTimeoutError / ProtocolError
-naming the rank, the peer and the stage.
+naming the rank, the peer and the stage, or InvalidArgumentError naming the token, slot and expert
+of a bad topk_idx entry a send kernel refused.
 """
 
 from __future__ import annotations
@@ -13,13 +14,11 @@ from typing import NamedTuple
 
 from . import _abi
 from ._tensor import device_tensor, stream_handle_on
-from .errors import InvalidArgumentError, SwitchyardError, error_for
+from .errors import REGION_NAMES, InvalidArgumentError, SwitchyardError, error_for
 from .layout import Config, compute_layout
 from .runtime import Runtime
 
-REGION_INDEX = {name: i for i, name in enumerate(
-    ("dispatchSignal", "dispatchX", "dispatchScales", "dispatchRoutes", "countSignal",
-     "combineSignal", "combineX", "recvX", "recvScales", "recvMeta"))}
+REGION_INDEX = {name: i for i, name in enumerate(REGION_NAMES)}
 
 
 class DispatchOutput(NamedTuple):
@@ -97,7 +96,7 @@ class Endpoint:
     def _check(self, status: int, call: str, info=None) -> None:
         if status != 0:
             msg = self.lib.sy_last_error(self._handle).decode()
-            raise error_for(status, call, msg, rank=self.runtime.rank, info=info)
+            raise error_for(status, call, msg, rank=self.runtime.rank, info=info, experts=self.config.experts)
 
     def region(self, name: str):
         """A region of this rank's buffers as a torch tensor of the layout's shape (no copy)."""
@@ -187,10 +186,11 @@ class Endpoint:
         return self.combine_recv(topk_idx, out, stream)
 
     def check(self, stream=None) -> None:
-        """Synchronises the stream; raises what a receive stage recorded (SyTimeoutError naming the
-        peer that never arrived and the stage, ProtocolError, ...)."""
-        info = _abi.SyErrorInfo()
-        st = self.lib.sy_endpoint_check(self._h(), self._stream(stream), ctypes.byref(info))
+        """Synchronises the stream; raises what a stage kernel recorded (SyTimeoutError naming the
+        peer that never arrived and the stage, ProtocolError, InvalidArgumentError for a bad
+        topk_idx entry, ...)."""
+        h, s = self._h(), self._stream(stream)
+        st, info = _abi.filled(_abi.SyErrorInfo, "sy_endpoint_check", lambda p: self.lib.sy_endpoint_check(h, s, p))
         self._check(st, "sy_endpoint_check", info)
 
     def memory(self) -> dict:

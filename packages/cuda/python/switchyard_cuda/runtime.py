@@ -102,8 +102,11 @@ class Runtime:
             raise error_for(status, call, self._message(self._handle), rank=self.rank)
 
     def info(self) -> dict:
-        out = _abi.SyRuntimeInfo()
-        self.check(self.lib.sy_runtime_info_get(self.handle(), ctypes.byref(out)), "sy_runtime_info_get")
+        """rank, ranks, device, node_ranks, sm_count, direct_peers, gpu_share (sy_runtime_info)."""
+        handle = self.handle()
+        fill = self.lib.sy_runtime_info_get
+        st, out = _abi.filled(_abi.SyRuntimeInfo, "sy_runtime_info_get", lambda p: fill(handle, p))
+        self.check(st, "sy_runtime_info_get")
         return {name: getattr(out, name) for name, _ in out._fields_}
 
     def barrier(self, stream=None) -> None:
