@@ -43,6 +43,11 @@ describe("rank-failure world orchestration (stand-in workers, no GPU)", () => {
       call: "combineRecv",
       stage: "combine recv",
     });
+    expect(expectedFailure("combineRecv", "contiguous")).toEqual({
+      step: 2,
+      call: "dispatchRecv",
+      stage: "dispatch send",
+    });
   });
 
   it("runs every case in each layout asked for, the layout in the case's name", async () => {

@@ -141,6 +141,9 @@ for s in "${steps[@]}"; do
       [ -f "$conf" ] && bench_cli=("$conf" bench)
       step bench-2gpu "${BENCH_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node \
         "${bench_cli[@]}" --ranks 2 --json "$OUT/bench-2gpu.json" --svg "$OUT/bench-2gpu.svg" ${BENCH_ARGS:-} ;;
+    compare-2gpu) # the bench with the base commit's library (.gpu/base.tar) and this tree's, alternating
+      step compare-2gpu "${COMPARE_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
+        bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT" 2 --ranks 2 ${COMPARE_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline} ;;
     baseline) step baseline 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" baseline --ranks 2 --json "$OUT/baseline.json" ;;
     abi-fuzz) step abi-fuzz 120 node "$cli" abi-fuzz --iterations 400 --json "$OUT/abi-fuzz.json" ;;
     faults) step faults 240 env SWITCHYARD_CUDA_RANKS_PER_GPU=4 node "$cli" faults --ranks 2 --timeout-ms 1000 --json "$OUT/faults.json" ;;

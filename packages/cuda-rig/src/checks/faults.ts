@@ -14,6 +14,9 @@ import { checkedStep, World } from "./world.js";
  * - combine send (before its rows went back): their combine recv, same step;
  * - combine recv (it returned every row, then stopped): the step completes; their next
  *   dispatch recv (step 2) waits for rows that never come.
+ * Contiguous: a send waits on the device for every rank's counts first, so the victim's missing
+ * dispatch send (step 1, or step 2 after combine recv) is found by the others' own dispatch send,
+ * stage "dispatch send", reported at their dispatch recv.
  */
 export function expectedFailure(
   phase: FaultPhase,
@@ -30,8 +33,12 @@ export function expectedFailure(
     case "dispatchRecv":
     case "combineSend":
       return { step: 1, call: "combineRecv", stage: "combine recv" };
-    case "combineRecv":
-      return { step: 2, call: "dispatchRecv", stage: "dispatch recv" };
+    case "combineRecv": // contiguous: their step-2 dispatch send waits for the victim's counts
+      return {
+        step: 2,
+        call: "dispatchRecv",
+        stage: layout === "contiguous" ? "dispatch send" : "dispatch recv",
+      };
   }
 }
 

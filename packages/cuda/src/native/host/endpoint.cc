@@ -208,7 +208,7 @@ uint64_t dispatchRecvRows(sy_endpoint* ep, cudaStream_t stream, sy_error_info* i
   requireExact(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   enterPhase(ep, kRecvRows, streamCapturing(stream));
-  check(ep, stream, info);  // waits for the counts; a timeout or protocol error throws here
+  check(ep, stream, info, call);  // waits for the counts; a timeout or protocol error throws here
   int32_t rows = 0;
   SY_CHECK_CUDA(cudaMemcpy(&rows, ep->ctx.t.offsets + ep->ctx.p.localExperts(), sizeof(rows),
                            cudaMemcpyDeviceToHost));
@@ -284,7 +284,7 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
   leavePhase(ep, kCombineRecv);
 }
 
-void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
+void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info, const char* call) {
   if (!ep->alive) SY_THROW(SY_ERR_STATE, "sy_endpoint_check: the endpoint was destroyed");
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));  // may run on a worker thread
   SY_CHECK_CUDA(cudaStreamSynchronize(stream));
@@ -299,6 +299,7 @@ void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info) {
   const int rank = ep->ctx.rank;
   const char* region = w.region < R_REGION_COUNT ? kRegionNames[w.region] : "?";
   std::ostringstream m;
+  if (w.code == E_BAD_INPUT) m << call << ": ";  // an argument error names the call that reports it
   m << "rank " << rank << ", " << stageName(w.stage);
   if (w.code != E_BAD_INPUT) m << ", region " << region;
   m << ": ";

@@ -71,7 +71,7 @@ void setContiguousBlocks(sy_endpoint* ep, int blocks);
 /// The contiguous SM budget: SWITCHYARD_CONTIGUOUS_BLOCKS or 24, at most the SM count.
 int defaultContiguousBlocks(int smCount, int configured);
 /// Synchronises the stream; throws SY_ERR_TIMEOUT / SY_ERR_PROTOCOL with `info` filled on a recorded error.
-void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info);
+void check(sy_endpoint* ep, cudaStream_t stream, sy_error_info* info, const char* call = "sy_endpoint_check");
 
 /// The host calls of a step, in order; exact output puts kRecvRows and kRecvInto between dispatch
 /// recv and combine send.

@@ -16,6 +16,7 @@
 
 #include "params.cuh"
 #include "signal.cuh"
+#include "topk_check.cuh"
 
 namespace sy {
 
@@ -27,6 +28,7 @@ struct CombineCheckShared {
   int used[kMaxCheckedPeers];       ///< tokens of this rank's batch that route to each rank
   int scratch[32];
   int bad;                          ///< lowest disagreeing rank, R when none
+  unsigned long long badEntry;      ///< the first bad topkIdx entry (topk_check.cuh's key)
 };
 
 template <int kThreads>
@@ -71,7 +73,10 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   if (perPeer) {
     for (int i = threadIdx.x; i < R; i += kThreads) s.used[i] = 0;
   }
-  if (threadIdx.x == 0) s.bad = R;
+  if (threadIdx.x == 0) {
+    s.bad = R;
+    s.badEntry = kNoBadEntry;
+  }
   __syncthreads();
   int used = 0;
   // Runs of one owner are counted in registers and added once (at one rank every slot has owner 0:
@@ -79,6 +84,12 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   int runOwner = -1, runCount = 0;
   for (int t = threadIdx.x; t < T; t += kThreads) {
     const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
+    // The ids checked as dispatch send checks them (topk_check.cuh); a bad token counts for no rank.
+    const unsigned long long badEntry = firstBadIn(row, K, p.experts(), t);
+    if (badEntry != kNoBadEntry) {
+      atomicMin(&s.badEntry, badEntry);
+      continue;
+    }
     for (int k = 0; k < K; ++k) {
       const int e = row[k];
       if (e < 0) continue;
@@ -104,6 +115,7 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
     }
   }
   __syncthreads();
+  if (threadIdx.x == 0 && s.badEntry != kNoBadEntry) reportBadInput(c.state, s.badEntry, topkIdx, K, S_COMBINE_RECV);
   if (threadIdx.x == 0 && !hasError(c.state)) {
     if (s.bad < R) {
       recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, static_cast<uint32_t>(s.bad), R_COMBINE_SIGNAL,

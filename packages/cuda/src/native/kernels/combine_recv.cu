@@ -23,7 +23,6 @@
 #include "records.cuh"
 #include "phase_clock.cuh"
 #include "stage.cuh"
-#include "topk_check.cuh"
 #include "weighted_sum.cuh"
 
 namespace sy {
@@ -43,9 +42,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   // The last block only checks the announced counts (so the check overlaps the reduction).
   const int workers = gridDim.x - 1;
   // It also checks the ids (topk_check.cuh); the workers skip an id outside [0, E), reading nothing for it.
-  if (blockIdx.x == workers && checkTopk(c.state, topkIdx, T, K, p.experts(), S_COMBINE_RECV)) {
-    waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
-  }
+  if (blockIdx.x == workers) waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
 
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
   const uint16_t* partials = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));

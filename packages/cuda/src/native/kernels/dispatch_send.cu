@@ -25,7 +25,6 @@
 #include "records.cuh"
 #include "phase_clock.cuh"
 #include "stage.cuh"
-#include "topk_check.cuh"
 
 namespace sy {
 namespace {
@@ -45,13 +44,12 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   extern __shared__ int sPlan[];
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);
-  // Every entry checked by every block before the plan's first store (topk_check.cuh).
-  const bool inputOk = checkTopk(c.state, topkIdx, T, K, E, S_DISPATCH_SEND);
-  const bool failed = !inputOk || __syncthreads_or(hasError(c.state));  // block-uniform
+  bool failed = __syncthreads_or(hasError(c.state));  // block-uniform
+  // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
+  const bool lastChunk = blockIdx.x == gridDim.x - 1;
+  if (!failed) failed = !planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan);
 
   if (!failed) {
-    const bool lastChunk = blockIdx.x == gridDim.x - 1;
-    planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan);
     SY_CLOCK_MARK;  // 1: the plan
     if (lastChunk) {
       // The step's counts are known here (sPlan[0, E) = rows per expert): stored now, relaxed, so

@@ -26,7 +26,6 @@
 #include "plan.cuh"
 #include "records.cuh"
 #include "stage.cuh"
-#include "topk_check.cuh"
 
 namespace sy {
 namespace {
@@ -55,12 +54,11 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);
   const bool lastChunk = blockIdx.x == gridDim.x - 1;
-  // Every entry checked by every block before the plan's first store (topk_check.cuh).
-  const bool inputOk = checkTopk(c.state, topkIdx, T, K, E, S_DISPATCH_SEND);
-  bool ok = inputOk && !__syncthreads_or(hasError(c.state));  // block-uniform
+  bool ok = !__syncthreads_or(hasError(c.state));  // block-uniform
+  // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
+  if (ok) ok = planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem);
 
   if (ok) {
-    planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem);
     if (lastChunk) {
       // sMem[0, E) holds this rank's totals per expert, sMem[E, E + R) its records per rank.
       for (int i = threadIdx.x; i < R * E; i += kThreads) {

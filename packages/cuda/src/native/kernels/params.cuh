@@ -139,8 +139,7 @@ enum DoneCounter : int {
   DONE_PLAN = 1,
   DONE_COMBINE_SEND = 2,
   DONE_COMBINE_RECV = 3,
-  DONE_DISPATCH_RECV = 4,
-  DONE_COUNT = 5
+  DONE_COUNT = 4
 };
 
 /// Device-resident state of one endpoint: the step counter (epoch source), the error word and the
@@ -149,7 +148,7 @@ struct SyState {
   uint32_t step;               ///< completed steps; epoch = step % 2047 + 1. Advanced by combine recv.
   uint32_t done[DONE_COUNT];   ///< completion counters (DoneCounter)
   uint32_t stepHigh;           ///< step's wraps around 2^32 (with step: the 64-bit step of stepMark)
-  uint32_t pad[1];
+  uint32_t pad[2];
   SyErrorWord error;
 };
 
@@ -173,7 +172,7 @@ struct SyTables {
   int32_t* offsets;      ///< [L + 1] first row of each expert block; [L] = rows in use (contiguous, padded)
   int32_t* expertCount;  ///< [L] rows of each local expert
   int32_t* records;      ///< [R] route records from each source this step
-  int32_t* named;        ///< [R] entries the step's records from each source named (zero between steps)
+  int32_t* named;        ///< [R] entries the step's records from each source named, summed by combine send (zero between steps)
   uint64_t* taken;       ///< [rows] the step (stepMark) whose entry last named each output row
 };
 

@@ -18,6 +18,7 @@
 
 #include "copy.cuh"
 #include "params.cuh"
+#include "topk_check.cuh"
 
 namespace sy {
 
@@ -120,27 +121,40 @@ __device__ inline void walkGroupWide(const SyCtx& c, const int* row, const int* 
   __syncwarp();
 }
 
-/// Block-collective. `last` = this block's chunk ends at T (it writes plan.totals).
-__device__ inline void planChunk(const SyCtx& c, const int32_t* topkIdx, int T, int t0, int t1, bool last, int* smem) {
+/// Block-collective. `last` = this block's chunk ends at T (it writes plan.totals). Every token's
+/// ids are checked on the way (topk_check.cuh): the block's chunk as it is staged, every other token
+/// in the loads that count the tokens before the chunk. Returns true in every thread when all of
+/// topkIdx [T, K] is good; otherwise records E_BAD_INPUT for the first bad entry and returns false
+/// (the plan is then meaningless: the caller stores nothing).
+__device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, int t0, int t1, bool last, int* smem) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), E = p.experts(), dp = p.dpSize();
   const int mine = c.rank % dp;
   int* cnt = smem;          // [E]
   int* recs = cnt + E;      // [R]
   int* ids = recs + R;      // [kPlanStage * K]
+  __shared__ unsigned long long sBad;  // the first bad entry's key (topk_check.cuh)
+  if (threadIdx.x == 0) sBad = kNoBadEntry;
   for (int i = threadIdx.x; i < E + R; i += blockDim.x) cnt[i] = 0;
   __syncthreads();
-  // 1. Tokens before the chunk, in any order (up to 8 slots in registers, loaded together).
-  for (int t = threadIdx.x; t < t0; t += blockDim.x) {
-    if (t % dp != mine) continue;
+  // 1. Tokens outside the chunk: those before it counted in any order (up to 8 slots in registers,
+  // loaded together), those after it only checked.
+  const int others = t0 + (T - t1);
+  for (int i = threadIdx.x; i < others; i += blockDim.x) {
+    const int t = i < t0 ? i : t1 + (i - t0);
     const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
     if (K <= 8) {
+      int v[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) v[k] = k < K ? row[k] : -1;
+      const unsigned long long bad = firstBadOf<8>(v, K, E, t);
+      if (bad != kNoBadEntry) atomicMin(&sBad, bad);
+      if (bad != kNoBadEntry || t >= t0 || t % dp != mine) continue;
       int rk[8];
 #pragma unroll
       for (int k = 0; k < 8; ++k) {
-        const int ex = k < K ? row[k] : -1;
-        rk[k] = ex >= 0 ? ex / L : -1;
-        if (ex >= 0) atomicAdd(&cnt[ex], 1);
+        rk[k] = v[k] >= 0 ? v[k] / L : -1;
+        if (v[k] >= 0) atomicAdd(&cnt[v[k]], 1);
       }
 #pragma unroll
       for (int k = 0; k < 8; ++k) {
@@ -151,6 +165,9 @@ __device__ inline void planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
       }
       continue;
     }
+    const unsigned long long bad = firstBadIn(row, K, E, t);
+    if (bad != kNoBadEntry) atomicMin(&sBad, bad);
+    if (bad != kNoBadEntry || t >= t0 || t % dp != mine) continue;
     for (int k = 0; k < K; ++k) {
       const int ex = row[k];
       if (ex < 0) continue;
@@ -163,7 +180,9 @@ __device__ inline void planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
   }
   // 2. The chunk in token order, by warp 0, 32 tokens at a time (lane = token): one bit per (expert,
   // lane) and per (rank, lane) gives each slot the number of earlier tokens of the group naming the
-  // same expert (rank); the counters hold the groups before. A token names an expert at most once.
+  // same expert (rank); the counters hold the groups before. An id out of range is staged as -1
+  // (the walk indexes shared memory with the ids); while warp 0 walks, the other warps look for an
+  // expert named twice by a staged token (the walk's numbering is then wrong, but in range).
   int* rks = ids + kPlanStage * K;                                      // [kPlanStage * K] rank of each slot
   uint32_t* bits = reinterpret_cast<uint32_t*>(rks + kPlanStage * K);  // [E]
   uint32_t* dbits = bits + E;                                          // [R]
@@ -172,12 +191,31 @@ __device__ inline void planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
     const int n = min(kPlanStage, t1 - s0);
     __syncthreads();
     for (int i = threadIdx.x; i < n * K; i += blockDim.x) {
-      const int ex = topkIdx[static_cast<uint64_t>(s0) * K + i];
+      int ex = topkIdx[static_cast<uint64_t>(s0) * K + i];
+      if (ex < -1 || ex >= E) {
+        atomicMin(&sBad, badKey(s0 + i / K, i % K, -1));
+        ex = -1;
+      }
       ids[i] = ex;
       rks[i] = ex >= 0 ? ex / L : -1;  // the divisions here, in parallel, not in the walk
     }
     __syncthreads();
-    if (threadIdx.x >= 32) continue;
+    if (threadIdx.x >= 32) {
+      for (int i = threadIdx.x - 32; i < n; i += blockDim.x - 32) {
+        const int* row = ids + i * K;
+        unsigned long long bad = kNoBadEntry;
+        for (int k = 1; k < K && bad == kNoBadEntry; ++k) {
+          for (int q = 0; q < k && row[k] >= 0; ++q) {
+            if (row[q] == row[k]) {
+              bad = badKey(s0 + i, k, q);
+              break;
+            }
+          }
+        }
+        if (bad != kNoBadEntry) atomicMin(&sBad, bad);
+      }
+      continue;
+    }
     const int lane = threadIdx.x;
     for (int g = 0; g < n; g += 32) {
       const int i = g + lane;
@@ -191,9 +229,12 @@ __device__ inline void planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
     }
   }
   __syncthreads();
-  if (last) {
+  const unsigned long long bad = sBad;
+  if (last && bad == kNoBadEntry) {
     for (int i = threadIdx.x; i < E + R; i += blockDim.x) c.plan.totals[i] = cnt[i];
   }
+  if (bad != kNoBadEntry && threadIdx.x == 0) reportBadInput(c.state, bad, topkIdx, K, S_DISPATCH_SEND);
+  return bad == kNoBadEntry;
 }
 
 }  // namespace sy

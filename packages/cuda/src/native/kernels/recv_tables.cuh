@@ -29,11 +29,10 @@ struct RecvTables {
   int* records;   ///< [R]
   int* recStart;  ///< [R + 1] prefix of records: the step's records from s are [recStart[s], recStart[s + 1])
   int* scratch;   ///< [33] for blockExclusiveScan
-  int* named;     ///< [R] entries this block's good records from each source named (checkRowsNamed)
 };
 
 __host__ __device__ inline int recvTablesSmemBytes(int L, int R) {
-  return 4 * (2 * L * R + (L + 1) + R + (R + 1) + 33 + R);
+  return 4 * (2 * L * R + (L + 1) + R + (R + 1) + 33);
 }
 
 __device__ inline RecvTables carveRecvTables(int* smem, int L, int R) {
@@ -44,7 +43,6 @@ __device__ inline RecvTables carveRecvTables(int* smem, int L, int R) {
   t.records = t.offsets + L + 1;
   t.recStart = t.records + R;
   t.scratch = t.recStart + R + 1;
-  t.named = t.scratch + 33;
   return t;
 }
 
@@ -59,7 +57,6 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
   const uint64_t t0 = globalTimerNs();
   // 1. Every source's dispatchSignal (acquire: its records, rows and counts were released before it).
   for (int s = threadIdx.x; s < R; s += blockDim.x) {
-    t.named[s] = 0;
     const int n = hasError(c.state) ? -1
                                     : waitSignal(done + s, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
                                                  S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
@@ -145,44 +142,6 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
     for (int s = threadIdx.x; s < R; s += blockDim.x) c.t.records[s] = t.records[s];
   }
   return !failed;
-}
-
-/// Counts a good record's entries (lane 0 of the warp that placed its first piece) for checkRowsNamed.
-__device__ inline void countNamed(const RecvTables& t, int src, int n, int lane) {
-  if (lane == 0) atomicAdd(&t.named[src], n);
-}
-
-/// Block-collective, at the end of dispatch recv (every block, also one that placed nothing): adds
-/// the block's entries per source to the endpoint's counters; the last block to finish compares each
-/// source's total with the rows its counts announced. Records name distinct rows below each count
-/// (readRecord, claimRows), so equal totals mean every announced row was written; fewer mean rows
-/// announced and never written (E_COUNT_MISMATCH naming the source: named, announced). The last
-/// block resets the counters for the next step and graph replays.
-__device__ inline void checkRowsNamed(const SyCtx& c, const RecvTables& t) {
-  const int R = c.p.ranks(), L = c.p.localExperts();
-  __shared__ bool sLast;
-  __syncthreads();
-  for (int s = threadIdx.x; s < R; s += blockDim.x) {
-    if (t.named[s] != 0) atomicAdd(&c.t.named[s], t.named[s]);
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();  // device scope: the counters are this GPU's memory
-    sLast = atomicAdd(&c.state->done[DONE_DISPATCH_RECV], 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!sLast) return;
-  __threadfence();
-  for (int s = threadIdx.x; s < R; s += blockDim.x) {
-    const int named = atomicExch(&c.t.named[s], 0);
-    int announced = 0;
-    for (int e = 0; e < L; ++e) announced += t.count[e * R + s];
-    if (named != announced && !hasError(c.state)) {
-      recordError(c.state, E_COUNT_MISMATCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_ROUTES,
-                  static_cast<uint32_t>(named), static_cast<uint32_t>(announced));
-    }
-  }
-  if (threadIdx.x == 0) c.state->done[DONE_DISPATCH_RECV] = 0;
 }
 
 /// Source of flattened record q (< recStart[R]) by binary search over recStart.
