@@ -14,6 +14,8 @@ const RUNS = [
   { file: "bench2.json", ranks: "2 ranks, time slices", step: "bench2" },
   { file: "bench4.json", ranks: "4 ranks, MPS", step: "mps-on bench4 mps-off" },
 ];
+/** The peer libraries' impl names in the bench JSON (packages/cuda-rig/src/bench/peers.ts). */
+const PEERS = ["deepep-ll", "deepep-ht", "pplx"];
 /** The configurations with a table each. */
 const CONFIGS = [
   ["masked", 1],
@@ -68,16 +70,21 @@ export function render() {
     out.push("");
     out.push(`## ${layout} ${tokens} token${tokens === 1 ? "" : "s"}`);
     out.push("");
-    const rows = runs.map(({ ranks, json }) => {
+    const rows = runs.flatMap(({ ranks, json }) => {
       const p = point(json, layout, tokens, "switchyard");
       const n = point(json, layout, tokens, "nccl");
+      const cells = (q) => [
+        `${us(q, "dispatch")} (${us(q, "dispatchSend")} / ${us(q, "dispatchRecv")})`,
+        `${us(q, "combine")} (${us(q, "combineSend")} / ${us(q, "combineRecv")})`,
+        us(q, "step"),
+      ];
+      // The peer libraries measured in the same run, a row each (their timing and notes under the tables).
+      const peers = PEERS.map((impl) => point(json, layout, tokens, impl))
+        .filter((q) => typeof q?.phases?.step?.median === "number")
+        .map((q) => [`${ranks}: ${q.impl}`, ...cells(q), "", mb(q)]);
       return [
-        ranks,
-        `${us(p, "dispatch")} (${us(p, "dispatchSend")} / ${us(p, "dispatchRecv")})`,
-        `${us(p, "combine")} (${us(p, "combineSend")} / ${us(p, "combineRecv")})`,
-        us(p, "step"),
-        typeof n?.phases?.step?.median === "number" ? us(n, "step") : "skipped",
-        mb(p),
+        [ranks, ...cells(p), typeof n?.phases?.step?.median === "number" ? us(n, "step") : "skipped", mb(p)],
+        ...peers,
       ];
     });
     out.push(
@@ -93,6 +100,24 @@ export function render() {
         rows,
       ),
     );
+  }
+  const peerRows = runs.flatMap(({ ranks, json }) =>
+    json.points
+      .filter((p) => PEERS.includes(p.impl) && typeof p.phases?.step?.median === "number")
+      .map((p) => [ranks, p]),
+  );
+  const peerText = [
+    ...new Set(
+      peerRows.map(
+        ([ranks, p]) => `- ${ranks}, ${p.impl}: ${[p.timing, ...(p.notes ?? [])].filter(Boolean).join("; ")}`,
+      ),
+    ),
+  ];
+  if (peerText.length > 0) {
+    out.push("");
+    out.push("## Peer libraries: how they were timed, what they do not do");
+    out.push("");
+    for (const line of peerText) out.push(line);
   }
   out.push("");
   out.push("## Targets (1 rank)");

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { DTYPES, type Dtype, type LayoutKind } from "@switchyard/core";
+import { type PeerImpl, parsePeers } from "./peers.js";
 
 /** A bad command line: the message says which flag and why; runBench prints it with the usage. */
 export class BenchUsageError extends Error {
@@ -29,6 +30,12 @@ prints a table while it runs and writes JSON and an SVG plot. Default config: De
   --seed <n>               routing and data seed (default 1)
   --eager                  masked without CUDA graphs (default: graph replay)
   --no-baseline            skip the NCCL baseline
+  --peers <list|none>      peer libraries measured after the sweep, same config and routing:
+                           deepep (= deepep-ll on masked, deepep-ht on contiguous), pplx (masked),
+                           or none (default deepep,pplx: each skipped with the reason when its
+                           Python package does not import, or with one rank or ranks sharing a GPU)
+  --python <path>          the Python that runs bench-peers/peers.py (default python3)
+  --peer-timeout-s <n>     the most one peer's run may take, start to exit (default 300)
   --peer-mib <n>           MiB per peer for the NVLink peer-write measurement (default 256)
   --timeout-ms <n>         receive-stage timeout (default 10000)
   --json <path>            JSON report (default switchyard-bench.json)
@@ -54,6 +61,9 @@ export interface BenchOptions {
   seed: number;
   graphs: boolean;
   baseline: boolean;
+  peers: PeerImpl[];
+  python: string;
+  peerTimeoutS: number;
   peerMiB: number;
   timeoutMs: number;
   json: string;
@@ -111,6 +121,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
         seed: { type: "string" },
         eager: { type: "boolean" },
         "no-baseline": { type: "boolean" },
+        peers: { type: "string" },
+        python: { type: "string" },
+        "peer-timeout-s": { type: "string" },
         "peer-mib": { type: "string" },
         "timeout-ms": { type: "string" },
         json: { type: "string" },
@@ -133,6 +146,11 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   const dispatchDtype = dtype("dispatch", s("dispatch"), "fp8-e4m3");
   if (inputDtype === "fp8-e4m3" && dispatchDtype !== "fp8-e4m3")
     throw new BenchUsageError("--input fp8-e4m3 needs --dispatch fp8-e4m3");
+  const peers = parsePeers(s("peers") ?? "deepep,pplx");
+  if (peers === null)
+    throw new BenchUsageError(
+      `--peers ${s("peers")}: expected none or a list of deepep, deepep-ll, deepep-ht, pplx`,
+    );
   const o: BenchOptions = {
     ranks: s("ranks") === undefined ? null : int("ranks", s("ranks"), 0),
     layouts: [...new Set(layouts)] as LayoutKind[],
@@ -153,6 +171,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     seed: int("seed", s("seed"), 1, 0),
     graphs: values.eager !== true,
     baseline: values["no-baseline"] !== true,
+    peers,
+    python: s("python") ?? "python3",
+    peerTimeoutS: int("peer-timeout-s", s("peer-timeout-s"), 300),
     peerMiB: int("peer-mib", s("peer-mib"), 256),
     timeoutMs: int("timeout-ms", s("timeout-ms"), 10_000),
     json: s("json") ?? "switchyard-bench.json",

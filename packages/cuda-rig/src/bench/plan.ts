@@ -85,6 +85,17 @@ export function aggregate(
   };
 }
 
+/** How this library's and the baseline's rows are timed (runRankPoint, the baseline worker), in words. */
+export function ownTiming(impl: "switchyard" | "nccl", mode: "graph" | "eager", steps: number): string {
+  const how =
+    impl === "nccl"
+      ? "launched eagerly (its count exchange synchronises the host), CUDA events around dispatch and combine"
+      : mode === "graph"
+        ? "CUDA-graph replay of the step (one graph per input set), CUDA events between the four calls inside the graph"
+        : "each call launched eagerly, CUDA events between the four calls";
+  return `${how}; a device barrier before each step; per phase the slowest rank of each step, median over ${steps} steps`;
+}
+
 /** A point that could not be measured: no phases, the error kept. */
 export function failedPoint(
   point: BenchPoint,

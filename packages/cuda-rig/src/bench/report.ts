@@ -1,4 +1,5 @@
 import type { Dtype, LayoutKind } from "@switchyard/core";
+import type { PeerImpl, PeerState } from "./peers.js";
 import type { Stats } from "./stats.js";
 
 /**
@@ -8,8 +9,11 @@ import type { Stats } from "./stats.js";
  */
 export const BENCH_SCHEMA = "switchyard-bench/1";
 
-/** Which implementation a point measured: this library, or the NCCL all-to-all baseline. */
-export type Impl = "switchyard" | "nccl";
+/**
+ * Which implementation a point measured: this library, the NCCL all-to-all baseline, or a peer
+ * library (DeepEP V1's low-latency or normal kernels, pplx-kernels; see peers.ts).
+ */
+export type Impl = "switchyard" | "nccl" | PeerImpl;
 
 /** Timed regions, in step order. The baseline has no separate halves (its dispatch blocks the host). */
 export const PHASES = [
@@ -61,6 +65,10 @@ export interface PointResult {
   memory: PointMemory;
   /** Problems found (counts differing from the routing, native errors); empty when clean. */
   errors: string[];
+  /** How the phases were timed, in words. */
+  timing?: string;
+  /** What the reader must know to compare the row (a peer that does less work, a changed maximum). */
+  notes?: string[];
 }
 
 export interface BenchReport {
@@ -87,9 +95,13 @@ export interface BenchReport {
     graphs: boolean;
     sms: number;
     baseline: boolean;
+    /** --peers, expanded (absent in reports written before the peers were measured). */
+    peers?: PeerImpl[];
   };
   nvlink: { peerWriteGBps: number[]; minGBps: number | null; bytesPerPeer: number };
   nccl: { version: number | null; available: boolean; reason: string | null };
+  /** The peer libraries asked for (--peers), in the order they ran. */
+  peers?: PeerState[];
   bytesCounted: string;
   points: PointResult[];
   notes: string[];

@@ -5,12 +5,14 @@ import { visibleGpuCount } from "@switchyard/cuda";
 import { cudaUnavailableReason } from "../backend.js";
 import { WorkerGroup, type WorkerSetup } from "../launcher.js";
 import { BENCH_USAGE, type BenchOptions, BenchUsageError, parseBenchArgs } from "./args.js";
-import { aggregate, type BenchPoint, failedPoint, heapBytesFor, planPoints } from "./plan.js";
+import { sweepPeers } from "./peerSweep.js";
+import { isPeer, PEER_LAYOUT } from "./peers.js";
+import { aggregate, type BenchPoint, failedPoint, heapBytesFor, ownTiming, planPoints } from "./plan.js";
 import { Progress, type ProgressSink } from "./progress.js";
 import type { RankPointOptions, RankPointResult } from "./rankPoint.js";
-import { BENCH_SCHEMA, type BenchReport, BYTES_COUNTED, type Impl } from "./report.js";
+import { BENCH_SCHEMA, type BenchReport, BYTES_COUNTED, type Impl, type PointResult } from "./report.js";
 import { renderSvg } from "./svg.js";
-import { formatTable, tableHeader, tableRow } from "./table.js";
+import { formatTable, peerNotes, sortedPoints, tableHeader, tableRow } from "./table.js";
 import { checkTargets, formatTargets } from "./targets.js";
 
 /** Where the bench writes: the table on `out`, messages on `err`, the progress bar on `progress`. */
@@ -25,6 +27,8 @@ export interface BenchHooks {
   workerPath?: string;
   gpus?: number;
   unavailableReason?: () => Promise<string | null>;
+  /** A stand-in for bench-peers/peers.py (run with --python). */
+  peerScript?: string;
 }
 
 /** What `runBench` runs with besides its command line. */
@@ -183,6 +187,7 @@ export async function runBench(argv: string[], options: RunBenchOptions = {}): P
       graphs: o.graphs,
       sms: o.sms,
       baseline: o.baseline,
+      peers: o.peers,
     },
     nvlink: { peerWriteGBps: [], minGBps: null, bytesPerPeer: 0 },
     nccl: { version: null, available: false, reason: o.baseline ? null : "--no-baseline" },
@@ -191,7 +196,11 @@ export async function runBench(argv: string[], options: RunBenchOptions = {}): P
     notes: [],
   };
   const impls: Impl[] = o.baseline ? ["switchyard", "nccl"] : ["switchyard"];
-  const progress = new Progress(io.progress, points.length * impls.length);
+  const peerRows = o.peers.reduce(
+    (n, impl) => n + points.filter((p) => p.layout === PEER_LAYOUT[impl]).length,
+    0,
+  );
+  const progress = new Progress(io.progress, points.length * impls.length + peerRows);
   let { group, nccl } = await startGroup(o, ranks, points, report, io, hooks, workers);
   io.out(
     `switchyard bench: ${ranks} x ${report.device.name ?? "GPU"}, peer-write ${report.nvlink.peerWriteGBps.map((g) => g.toFixed(0)).join(" / ")} GB/s` +
@@ -228,7 +237,8 @@ export async function runBench(argv: string[], options: RunBenchOptions = {}): P
               () => opts,
               600_000,
             );
-            result = aggregate(point, impl, mode, ranksOut, report.nvlink.minGBps);
+            result = aggregate(point, impl as "switchyard" | "nccl", mode, ranksOut, report.nvlink.minGBps);
+            result.timing = ownTiming(impl as "switchyard" | "nccl", mode, o.steps);
           } catch (e) {
             result = failedPoint(point, impl, mode, `${(e as Error).name}: ${(e as Error).message}`);
           }
@@ -250,14 +260,40 @@ export async function runBench(argv: string[], options: RunBenchOptions = {}): P
     progress.clear();
     await group.close();
   }
+  // The peers run after this library's workers are gone, so their buffers have the GPUs' memory.
+  const perGpu = workers.ranksPerGpu ?? 1;
+  report.peers = await sweepPeers({
+    o,
+    ranks,
+    unavailable:
+      ranks < 2 ? "the peers need 2 or more ranks" : perGpu > 1 ? "the peers need one GPU per rank" : null,
+    points,
+    nvlinkGBps: report.nvlink.minGBps,
+    script: hooks.peerScript,
+    onPoint: (p: PointResult) => {
+      progress.show(`${p.layout} ${p.tokens} tok ${p.impl}`);
+      report.points.push(p);
+      progress.clear();
+      io.out(`${tableRow(p)}\n`);
+      progress.tick();
+      writeOutputs(o, report);
+    },
+  });
+  progress.clear();
   report.finishedAt = new Date().toISOString();
   writeOutputs(o, report);
-  io.out(`\n${formatTable(report.points)}\n\nbytes counted: ${BYTES_COUNTED}\n`);
+  io.out(`\n${formatTable(sortedPoints(report.points))}\n\nbytes counted: ${BYTES_COUNTED}\n`);
+  for (const line of peerNotes(report)) io.out(`${line}\n`);
   const dsLike = o.hidden === 7168 && o.experts === 256 && o.topK === 8 && o.dispatchDtype === "fp8-e4m3";
   if (dsLike)
     io.out(
       `\nprotocol v2 targets (${ranks} ranks; they are stated for a 1-rank world on one H200 / H100):\n${formatTargets(checkTargets(report))}\n`,
     );
   io.out(`\nwrote ${o.json} and ${o.svg}\n`);
-  return report.points.some((p) => p.errors.length > 0 && !p.errors[0].startsWith("skipped")) ? 1 : 0;
+  // A peer's failure is reported in its rows, never the bench's exit status.
+  return report.points.some(
+    (p) => !isPeer(p.impl) && p.errors.length > 0 && !p.errors[0].startsWith("skipped"),
+  )
+    ? 1
+    : 0;
 }

@@ -7,9 +7,25 @@ const PANEL_H = 300;
 const TOP = 70;
 const LEFTS = [80, 570];
 
-/** Colour per layout, dash per implementation (ours solid, NCCL dashed). */
+/** Colour per layout, dash per implementation (ours solid, NCCL dashed, the peers dotted or dash-dot). */
 const COLOR: Record<string, string> = { masked: "#1f77b4", contiguous: "#d95f02" };
-const DASH: Record<Impl, string> = { switchyard: "", nccl: "6 4" };
+const DASH: Record<Impl, string> = {
+  switchyard: "",
+  nccl: "6 4",
+  "deepep-ll": "2 3",
+  "deepep-ht": "2 3",
+  pplx: "9 3 2 3",
+};
+const NAME: Record<Impl, string> = {
+  switchyard: "switchyard",
+  nccl: "NCCL baseline",
+  "deepep-ll": "DeepEP low latency",
+  "deepep-ht": "DeepEP normal",
+  pplx: "pplx-kernels",
+};
+/** Legend entries per row, and the row height: the picture grows by a row per four entries. */
+const LEGEND_PER_ROW = 4;
+const LEGEND_ROW_H = 20;
 
 export function escapeXml(s: string): string {
   return s.replace(
@@ -109,7 +125,10 @@ function panel(x0: number, title: string, phase: PhaseName, all: Series[]): stri
   return parts.join("\n");
 }
 
-/** Latency vs tokens per rank: dispatch and combine panels, each layout ours (solid) against NCCL (dashed). */
+/**
+ * Latency vs tokens per rank: dispatch and combine panels, each layout ours (solid) against NCCL
+ * (dashed) and the peer libraries measured in the same run (dotted, dash-dot).
+ */
 export function renderSvg(r: BenchReport): string {
   const c = r.config;
   const title = `switchyard bench: ${c.ranks} ranks, hidden ${c.hidden}, ${c.experts} experts, top-${c.topK}, ${c.inputDtype} -> ${c.dispatchDtype} dispatch, bf16 combine`;
@@ -120,19 +139,21 @@ export function renderSvg(r: BenchReport): string {
   ];
   const legend: string[] = [];
   const keys = [...new Set(r.points.map((p) => `${p.layout}/${p.impl}`))].sort();
+  const rows = Math.max(1, Math.ceil(keys.length / LEGEND_PER_ROW));
+  const height = H + (rows - 1) * LEGEND_ROW_H;
   keys.forEach((k, i) => {
     const [layout, impl] = k.split("/") as [string, Impl];
-    const x = 80 + i * 220;
-    const y = H - 30;
+    const x = 80 + (i % LEGEND_PER_ROW) * 220;
+    const y = H - 30 + Math.floor(i / LEGEND_PER_ROW) * LEGEND_ROW_H;
     const dash = DASH[impl] ? ` stroke-dasharray="${DASH[impl]}"` : "";
     legend.push(
       `<line x1="${x}" y1="${y}" x2="${x + 30}" y2="${y}" stroke="${COLOR[layout] ?? "#333"}" stroke-width="2"${dash}/>`,
-      `<text x="${x + 36}" y="${y}" dominant-baseline="middle" font-size="12">${escapeXml(`${layout}, ${impl === "nccl" ? "NCCL baseline" : "switchyard"}`)}</text>`,
+      `<text x="${x + 36}" y="${y}" dominant-baseline="middle" font-size="12">${escapeXml(`${layout}, ${NAME[impl] ?? impl}`)}</text>`,
     );
   });
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">`,
-    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="sans-serif">`,
+    `<rect width="${W}" height="${height}" fill="white"/>`,
     `<text x="${W / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
     `<text x="${W / 2}" y="40" text-anchor="middle" font-size="11" fill="#555">${escapeXml(sub)}</text>`,
     ...phases.map(([phase, label], i) => panel(LEFTS[i], label, phase, series(r.points, phase))),

@@ -1,4 +1,5 @@
-import type { PhaseName, PointResult } from "./report.js";
+import { PEER_IMPLS } from "./peers.js";
+import type { BenchReport, Impl, PhaseName, PointResult } from "./report.js";
 
 interface Column {
   head: string;
@@ -34,7 +35,7 @@ export const COLUMNS: Column[] = [
     width: 9,
     cell: (p) => `${pct(p.nvlinkFraction.dispatch)}/${pct(p.nvlinkFraction.combine)}`,
   },
-  { head: "SMs", width: 4, cell: (p) => (p.sms === null ? "nccl" : String(p.sms)) },
+  { head: "SMs", width: 4, cell: (p) => (p.sms !== null ? String(p.sms) : p.impl === "nccl" ? "nccl" : "-") },
   { head: "mem/rank", width: 9, cell: (p) => mb(p.memory.deviceBytes) },
   { head: "", width: 0, cell: (p) => (p.errors.length ? `ERRORS: ${p.errors.slice(0, 2).join(" | ")}` : "") },
 ];
@@ -58,4 +59,31 @@ export function tableRow(p: PointResult): string {
 /** The whole table: header, then one row per point. */
 export function formatTable(points: readonly PointResult[]): string {
   return [tableHeader(), ...points.map(tableRow)].join("\n");
+}
+
+const IMPL_ORDER: Impl[] = ["switchyard", "nccl", ...PEER_IMPLS];
+
+/** The points by layout (masked first), tokens, then implementation (ours, NCCL, the peers). */
+export function sortedPoints(points: readonly PointResult[]): PointResult[] {
+  const layout = (p: PointResult) => (p.layout === "masked" ? 0 : 1);
+  return [...points].sort(
+    (a, b) =>
+      layout(a) - layout(b) || a.tokens - b.tokens || IMPL_ORDER.indexOf(a.impl) - IMPL_ORDER.indexOf(b.impl),
+  );
+}
+
+/** Under the table: each peer's timing method and notes, once per distinct text. */
+export function peerNotes(r: BenchReport): string[] {
+  const out: string[] = [];
+  for (const impl of PEER_IMPLS) {
+    const rows = r.points.filter((p) => p.impl === impl && Object.keys(p.phases).length > 0);
+    const state = r.peers?.find((s) => s.impl === impl);
+    if (rows.length === 0) {
+      if (state?.reason) out.push(`${impl}: ${state.reason}`);
+      continue;
+    }
+    const texts = new Set(rows.flatMap((p) => [p.timing ?? "", ...(p.notes ?? [])]).filter((t) => t !== ""));
+    out.push(`${impl}${state?.version ? ` ${state.version}` : ""}: ${[...texts].join("; ")}`);
+  }
+  return out;
 }

@@ -57,6 +57,8 @@ describe("runBench orchestration with stand-in workers (no GPU)", () => {
         "20",
         "--warmup",
         "2",
+        "--peers",
+        "none",
         "--json",
         join(dir, "sub", "b.json"),
         "--svg",

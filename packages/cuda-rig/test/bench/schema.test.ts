@@ -93,7 +93,7 @@ describe("bench report schema", () => {
       [
         ...["--ranks", "2", "--masked-tokens", "1,16", "--contiguous-tokens", "64,128"],
         ...["--hidden", "256", "--experts", "16", "--steps", "5", "--warmup", "1"],
-        ...["--json", json, "--svg", join(dir, "b.svg")],
+        ...["--peers", "none", "--json", json, "--svg", join(dir, "b.svg")],
       ],
       {
         io: io(),

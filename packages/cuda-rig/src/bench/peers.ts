@@ -1,0 +1,44 @@
+import type { LayoutKind } from "@switchyard/core";
+import type { Impl } from "./report.js";
+
+/** The peer libraries the bench can measure beside this library, and the layout each is compared on. */
+export const PEER_IMPLS = ["deepep-ll", "deepep-ht", "pplx"] as const;
+export type PeerImpl = (typeof PEER_IMPLS)[number];
+
+export const PEER_LAYOUT: Record<PeerImpl, LayoutKind> = {
+  "deepep-ll": "masked",
+  "deepep-ht": "contiguous",
+  pplx: "masked",
+};
+
+/** What `--peers` accepts: a library names all its kernels ("deepep" = low latency and normal). */
+const ALIASES: Record<string, PeerImpl[]> = {
+  deepep: ["deepep-ll", "deepep-ht"],
+  "deepep-ll": ["deepep-ll"],
+  "deepep-ht": ["deepep-ht"],
+  pplx: ["pplx"],
+};
+
+export function isPeer(impl: Impl): impl is PeerImpl {
+  return (PEER_IMPLS as readonly string[]).includes(impl);
+}
+
+/** `--peers` to peer names in PEER_IMPLS order; null when a name is unknown. "none" is the empty list. */
+export function parsePeers(v: string): PeerImpl[] | null {
+  if (v.trim() === "none") return [];
+  const out = new Set<PeerImpl>();
+  for (const name of v.split(",").map((s) => s.trim())) {
+    const impls = ALIASES[name];
+    if (!impls) return null;
+    for (const i of impls) out.add(i);
+  }
+  return PEER_IMPLS.filter((i) => out.has(i));
+}
+
+/** A peer's state in the report: whether it ran, its version, or why not. */
+export interface PeerState {
+  impl: PeerImpl;
+  available: boolean;
+  version: string | null;
+  reason: string | null;
+}
