@@ -136,11 +136,18 @@ for s in "${steps[@]}"; do
       secs=${SOAK_SECONDS:-120}
       step soak-2gpu $((secs + 40)) env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" soak \
         --ranks 2 --steps "${SOAK_STEPS:-100000}" --max-seconds "$secs" --json "$OUT/soak-2gpu.json" ;;
-    bench-2gpu) # the bench on both GPUs (NCCL, and the peers where they import, in the same run)
+    peers-build) # DeepEP and pplx-kernels from .gpu/peers (../shared/peers/pack.sh), for the bench's peer rows
+      step peers-build 240 bash .gpu/peers/build.sh ;;
+    bench-2gpu | bench-2gpu-fp8)
+      # the bench on both GPUs: NCCL, and DeepEP / pplx-kernels where they import (peers-build first),
+      # in the same run; -fp8: fp8 input, contiguous, beside DeepEP's normal kernels (like for like)
       bench_cli=("$cli" bench)
       [ -f "$conf" ] && bench_cli=("$conf" bench)
-      step bench-2gpu "${BENCH_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node \
-        "${bench_cli[@]}" --ranks 2 --json "$OUT/bench-2gpu.json" --svg "$OUT/bench-2gpu.svg" ${BENCH_ARGS:-} ;;
+      extra=()
+      [ "$s" = bench-2gpu-fp8 ] && extra=(--layouts contiguous --input fp8-e4m3 --peers deepep --no-baseline)
+      step "$s" "${BENCH_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
+        PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
+        node "${bench_cli[@]}" --ranks 2 "${extra[@]}" --json "$OUT/$s.json" --svg "$OUT/$s.svg" ${BENCH_ARGS:-} ;;
     compare-2gpu) # the bench with the base commit's library (.gpu/base.tar) and this tree's, alternating
       step compare-2gpu "${COMPARE_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
         bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT" 2 --ranks 2 ${COMPARE_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline} ;;
@@ -168,7 +175,7 @@ for s in "${steps[@]}"; do
       # bench's JSON and SVG and the summary stay beside it
       (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null &&
         find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
-          ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' -delete) ;;
+          ! -name 'bench-2gpu*.json' ! -name 'bench-2gpu*.svg' -delete) ;;
     *) echo "unknown step $s"; status=1 ;;
   esac
 done
