@@ -9,8 +9,10 @@ import {
   encodeSignal,
   numberToBf16,
   ProtocolError,
+  partialOf,
   type RankHeap,
   ReferenceSession,
+  sumPartials,
 } from "../src/index.js";
 
 // Two ranks, four experts each; top-3. Token 0 of rank 0 names experts 1, 2 (both on rank 0) and
@@ -123,6 +125,46 @@ describe("protocol version 2 on the reference backend", () => {
       (k) => [o[0], o[2], o[1]][k],
     );
     expect(bf16ToNumber(z[0])).toBe(1);
+  });
+
+  it("a partial sums its entries in slot order: with three on one rank the order changes bits", () => {
+    // Slots 0, 1, 2 on rank 0: (2^40 + -2^40) + 1 = 1 in slot order; reversed, 1 is lost against 2^40.
+    const o = [2 ** 40, -(2 ** 40), 1].map((v) => Uint16Array.of(numberToBf16(v)));
+    const y = combineToken(
+      1,
+      [0, 1, 2],
+      [1, 1, 1],
+      () => 0,
+      (k) => o[k],
+    );
+    expect(bf16ToNumber(y[0])).toBe(1);
+    const reversed = combineToken(
+      1,
+      [0, 1, 2],
+      [1, 1, 1],
+      () => 0,
+      (k) => o[2 - k],
+    );
+    expect(bf16ToNumber(reversed[0])).toBe(0);
+  });
+
+  it("both sums start at +0: y is +0 where every partial is -0, where partials cancel, and without slots", () => {
+    const rankOf = (e: number) => (e < 4 ? 0 : 1);
+    const tiny = Uint16Array.of(numberToBf16(-(2 ** -133)));
+    // w * o = -2^-135 on each rank: each partial rounds to -0 (0x8000), y is +0 (0x0000).
+    expect(partialOf(1, [{ w: 0.25, o: tiny }])[0]).toBe(0x8000);
+    expect(combineToken(1, [0, 4], [0.25, 0.25], rankOf, () => tiny)[0]).toBe(0x0000);
+    expect(sumPartials(1, [Uint16Array.of(0x8000), Uint16Array.of(0x8000)])[0]).toBe(0x0000);
+    // Products that are all -0 give a +0 partial; partials +1.5 and -1.5 cancel to +0.
+    expect(
+      partialOf(1, [
+        { w: -1, o: Uint16Array.of(0) },
+        { w: 1, o: Uint16Array.of(0x8000) },
+      ])[0],
+    ).toBe(0x0000);
+    const cancel = [1.5, -1.5].map((v) => Uint16Array.of(numberToBf16(v)));
+    expect(combineToken(1, [0, 4], [1, 1], rankOf, (k) => cancel[k])[0]).toBe(0x0000);
+    expect(combineToken(1, [-1, -1], [1, 1], rankOf, () => tiny)[0]).toBe(0x0000);
   });
 
   it("a record that names an expert index twice is a ProtocolError naming the peer", async () => {

@@ -6,6 +6,15 @@ function divisors(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0);
 }
 
+export interface ConfigOptions {
+  /**
+   * The fewest slots one token can have on one rank, J = min(topK, local experts) (default 1):
+   * configs then have at least this many local experts and this topK, and few enough ranks for
+   * that. The space must allow it (`maxTopK` and `maxLocalExperts` at least this much).
+   */
+  minSlotsPerRank?: number;
+}
+
 /**
  * Valid configs drawn from `space`. Every choice is an independent integer or constant mapped onto
  * the config, so shrinking walks towards 1 rank, 1 expert, K = 1, small hidden, masked, bf16.
@@ -13,16 +22,18 @@ function divisors(n: number): number[] {
  * allows (K = experts), hidden multiples and non-multiples of 128, both layouts, bf16 / fp8
  * (quantise-on-dispatch and fp8 input), expertAlignment 1 and > 1.
  */
-export function configArb(space: ConfigSpace): fc.Arbitrary<Readonly<EpConfig>> {
+export function configArb(space: ConfigSpace, options: ConfigOptions = {}): fc.Arbitrary<Readonly<EpConfig>> {
+  const j = options.minSlotsPerRank ?? 1;
+  const maxRanks = Math.max(space.minRanks, Math.min(space.maxRanks, Math.floor(space.maxExperts / j)));
   return fc
     .record({
-      ranks: fc.integer({ min: space.minRanks, max: space.maxRanks }),
+      ranks: fc.integer({ min: space.minRanks, max: maxRanks }),
       dpPick: fc.nat({ max: 7 }),
-      localExperts: fc.integer({ min: 1, max: space.maxLocalExperts }),
+      localExperts: fc.integer({ min: Math.min(j, space.maxLocalExperts), max: space.maxLocalExperts }),
       topK: fc.oneof(
-        { weight: 4, arbitrary: fc.integer({ min: 1, max: 8 }) },
+        { weight: 4, arbitrary: fc.integer({ min: j, max: Math.max(j, 8) }) },
         { weight: 1, arbitrary: fc.constant(Number.MAX_SAFE_INTEGER) },
-        { weight: 1, arbitrary: fc.integer({ min: 1, max: 64 }) },
+        { weight: 1, arbitrary: fc.integer({ min: j, max: Math.max(j, 64) }) },
       ),
       maxTokensPerRank: fc.integer({ min: 1, max: space.maxTokens }),
       // bf16 end to end twice as often as each fp8 pair (the fp8 properties cover those on their own).

@@ -5,10 +5,15 @@ import type { Rng } from "../harness/rng.js";
  * - uniform: K distinct experts, uniformly;
  * - hot: one hot expert in (almost) every token, the rest uniform;
  * - zipf: K distinct experts drawn by Zipf weights (s = 1.2) over a random ranking of experts;
- * - single: every token sends exactly one slot, to the same expert (the worst case for one rank).
+ * - single: every token sends exactly one slot, to the same expert (the worst case for one rank);
+ * - stacked: every token puts 3 or more of its slots (as many as fit, J = min(K, L) at most) on
+ *   distinct experts of one rank, in random slot positions, the rest anywhere: the cases where the
+ *   order of a partial's entries can change its bits. Drawn only where asked for (not in
+ *   `ROUTING_STYLES`).
  */
-export type RoutingStyle = "uniform" | "hot" | "zipf" | "single";
+export type RoutingStyle = "uniform" | "hot" | "zipf" | "single" | "stacked";
 
+/** The styles ordinary cases draw from. */
 export const ROUTING_STYLES: readonly RoutingStyle[] = ["uniform", "hot", "zipf", "single"];
 
 export interface RoutingSpec {
@@ -27,13 +32,39 @@ function weightedDistinct(rng: Rng, weights: number[], k: number): number[] {
   return keyed.slice(0, k).map((e) => e.i);
 }
 
-/** topkIdx [T, K] for one group, and the slots' weights [T, K]. Unused slots get finite, non-zero weights. */
+/**
+ * The experts of one stacked token: 3..J distinct experts of one rank (rank r hosts experts
+ * r*L .. r*L+L-1, core's block placement), the rest distinct experts drawn uniformly; the first
+ * `stacked` entries are the rank's.
+ */
+function stackedExperts(
+  rng: Rng,
+  experts: number,
+  K: number,
+  L: number,
+): { chosen: number[]; stacked: number } {
+  const J = Math.min(K, L);
+  const stacked = rng.int(Math.min(3, J), J);
+  const rank = rng.int(0, experts / L - 1);
+  const chosen = rng
+    .permutation(L)
+    .slice(0, stacked)
+    .map((l) => rank * L + l);
+  const rest = rng.permutation(experts).filter((e) => !chosen.includes(e));
+  return { chosen: [...chosen, ...rest.slice(0, K - stacked)], stacked };
+}
+
+/**
+ * topkIdx [T, K] for one group, and the slots' weights [T, K]. Unused slots get finite, non-zero
+ * weights. `localExperts` (L) matters only to the stacked style, whose stacked slots are never -1.
+ */
 export function routeTokens(
   experts: number,
   K: number,
   T: number,
   spec: RoutingSpec,
   rng: Rng,
+  localExperts = 1,
 ): { topkIdx: Int32Array; topkWeights: Float32Array } {
   const idx = new Int32Array(T * K);
   const w = new Float32Array(T * K);
@@ -47,6 +78,11 @@ export function routeTokens(
     if (spec.style === "single") {
       row.fill(-1);
       row[rng.int(0, K - 1)] = hot;
+    } else if (spec.style === "stacked") {
+      const { chosen, stacked } = stackedExperts(rng, experts, K, localExperts);
+      const order = rng.permutation(K);
+      for (let k = 0; k < K; k++) row[order[k]] = chosen[k];
+      for (let k = stacked; k < K; k++) if (rng.chance(spec.unused)) row[order[k]] = -1;
     } else {
       let chosen: number[];
       if (spec.style === "zipf") chosen = weightedDistinct(rng, zipf, K);

@@ -1,7 +1,7 @@
 import { dpGroups, type EpConfig } from "@switchyard/core";
 import fc from "fast-check";
 import type { PayloadStyle } from "./payload.js";
-import { ROUTING_STYLES, type RoutingSpec } from "./routing.js";
+import { ROUTING_STYLES, type RoutingSpec, type RoutingStyle } from "./routing.js";
 
 /** One DP group's tokens for one step. Every rank of the group passes the same tokens. */
 export interface GroupSpec {
@@ -26,29 +26,33 @@ export function tokensArb(max: number): fc.Arbitrary<number> {
   );
 }
 
-/** Routing: every style; no, some or many -1 slots; sometimes a token whose every slot is -1. */
-export function routingArb(): fc.Arbitrary<RoutingSpec> {
+/** Routing: one of `styles` (default every ordinary style); no, some or many -1 slots; sometimes a token whose every slot is -1. */
+export function routingArb(styles: readonly RoutingStyle[] = ROUTING_STYLES): fc.Arbitrary<RoutingSpec> {
   return fc.record({
-    style: fc.constantFrom(...ROUTING_STYLES),
+    style: fc.constantFrom(...styles),
     unused: fc.constantFrom(0, 0.15, 0.5),
     emptyToken: fc.boolean(),
     seed: fc.nat(),
   });
 }
 
-export function groupArb(config: EpConfig): fc.Arbitrary<GroupSpec> {
+export function groupArb(config: EpConfig, styles?: readonly RoutingStyle[]): fc.Arbitrary<GroupSpec> {
   return fc.record({
     tokens: tokensArb(config.maxTokensPerRank),
-    routing: routingArb(),
+    routing: routingArb(styles),
     payloadSeed: fc.nat(),
   });
 }
 
-/** One step for `config`, with payloads of one of `styles`. */
-export function stepArb(config: EpConfig, styles: readonly PayloadStyle[]): fc.Arbitrary<StepSpec> {
+/** One step for `config`, with payloads of one of `styles` and routing of one of `routing` (default every ordinary style). */
+export function stepArb(
+  config: EpConfig,
+  styles: readonly PayloadStyle[],
+  routing?: readonly RoutingStyle[],
+): fc.Arbitrary<StepSpec> {
   const n = dpGroups(config);
   return fc.record({
-    groups: fc.array(groupArb(config), { minLength: n, maxLength: n }),
+    groups: fc.array(groupArb(config, routing), { minLength: n, maxLength: n }),
     payload: fc.constantFrom(...styles),
   });
 }

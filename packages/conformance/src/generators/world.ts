@@ -2,6 +2,7 @@ import type { EpConfig } from "@switchyard/core";
 import fc from "fast-check";
 import { configArb, describeConfig } from "./config.js";
 import type { PayloadStyle } from "./payload.js";
+import type { RoutingStyle } from "./routing.js";
 import type { ConfigSpace } from "./space.js";
 import { describeStep, type StepSpec, stepArb } from "./step.js";
 
@@ -17,6 +18,10 @@ export interface WorldOptions {
   maxSteps?: number;
   /** Payload styles to draw from (default normal and wide: finite, so sums are defined). */
   payloads?: readonly PayloadStyle[];
+  /** Routing styles to draw from (default every ordinary style, `ROUTING_STYLES`). */
+  routing?: readonly RoutingStyle[];
+  /** The fewest slots a token can have on one rank (configArb's option; default 1). */
+  minSlotsPerRank?: number;
 }
 
 export const FINITE_PAYLOADS: readonly PayloadStyle[] = ["normal", "wide"];
@@ -32,10 +37,10 @@ export function worldArb(space: ConfigSpace, options: WorldOptions = {}): fc.Arb
   const minLength = options.minSteps ?? 1;
   const maxLength = options.maxSteps ?? minLength;
   const payloads = options.payloads ?? FINITE_PAYLOADS;
-  return configArb(space).chain((config) =>
+  return configArb(space, { minSlotsPerRank: options.minSlotsPerRank }).chain((config) =>
     fc.record({
       config: fc.constant(config),
-      steps: fc.array(stepArb(config, payloads), { minLength, maxLength }),
+      steps: fc.array(stepArb(config, payloads, options.routing), { minLength, maxLength }),
     }),
   );
 }

@@ -1,15 +1,11 @@
 import {
   blockPlacement,
-  type DispatchResult,
-  deliveredRows,
   type EpConfig,
   type ExpertOutputOf,
-  localExperts,
   numberToBf16,
   type RankInput,
   slotsByRank,
 } from "@switchyard/core";
-import type { ExpertFn } from "./experts.js";
 
 /** Magnitude of the cancelling pair: far above what the other slots add, so fp32 loses them next to it. */
 const BIG = 2 ** 40;
@@ -51,22 +47,6 @@ export function cancellingOutputs(config: EpConfig, inputs: RankInput[]): Expert
       const small =
         ((((g + 3) * 7919 + (src + 1) * 104729 + token * 31 + slot * 17 + h * 13) % 251) - 125) / 64;
       out[h] = numberToBf16(sign === 0 ? small : (sign * BIG) / w);
-    }
-    return out;
-  };
-}
-
-/** Experts returning `cancellingOutputs` for each delivered row, read from the backend's own result. */
-export function cancellingExperts(config: EpConfig, outputOf: ExpertOutputOf): ExpertFn {
-  const H = config.hidden;
-  const L = localExperts(config);
-  return (rank: number, result: DispatchResult, rows: number) => {
-    const out = new Uint16Array(rows * H).fill(0x7fc0);
-    for (const { row, localExpert } of deliveredRows(config, result)) {
-      if (row < 0 || row >= rows) continue;
-      const [src, token, slot] = result.meta.subarray(row * 4, row * 4 + 3);
-      if (src < 0 || src >= config.ranks || token < 0 || slot < 0 || slot >= config.topK) continue;
-      out.set(outputOf(rank * L + localExpert, src, token, slot), row * H);
     }
     return out;
   };

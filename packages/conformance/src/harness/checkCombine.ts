@@ -85,10 +85,17 @@ export function checkCombine(
   });
 }
 
+/** bf16 bits and value, the sign of zero shown: `0x8000 = -0`. */
+function bitsAndValue(bits: number): string {
+  const v = bf16ToNumber(bits);
+  return `0x${bits.toString(16).padStart(4, "0")} = ${Object.is(v, -0) ? "-0" : v}`;
+}
+
 /**
  * Checks every rank's combined output bit for bit against core's `referenceCombine`: partials per
  * expert rank in slot order, rounded to bf16, summed at home in ascending rank order in fp32 and
- * rounded once (docs/protocol.md). Reports the first differing element of each token.
+ * rounded once (docs/protocol.md). The uint16 patterns are compared, so +0 and -0 differ (and
+ * NaNs are compared by payload). Reports the first differing element of each token.
  */
 export function checkCombineExact(
   config: EpConfig,
@@ -106,9 +113,9 @@ export function checkCombineExact(
       if (y[i] === want[rank][i]) continue;
       const t = Math.floor(i / H);
       problems.add(
-        `rank ${rank} token ${t} element ${i % H}: y bits 0x${y[i].toString(16).padStart(4, "0")} = ${bf16ToNumber(y[i])}, ` +
-          `the protocol's order gives 0x${want[rank][i].toString(16).padStart(4, "0")} = ${bf16ToNumber(want[rank][i])} ` +
-          "(partials per expert rank in slot order, rounded to bf16, summed in ascending rank order)",
+        `rank ${rank} token ${t} element ${i % H}: y bits ${bitsAndValue(y[i])}, ` +
+          `the protocol's order gives ${bitsAndValue(want[rank][i])} ` +
+          "(partials per expert rank in slot order from +0, rounded to bf16, summed from +0 in ascending rank order)",
       );
       i = (t + 1) * H - 1;
     }

@@ -118,3 +118,23 @@ export function identityExperts(config: EpConfig): ExpertFn {
     return out;
   };
 }
+
+/**
+ * Experts whose output for each delivered row is `outputOf` of the row's provenance, read from the
+ * backend's own result (global expert, srcRank, srcToken, slot): the combine properties that choose
+ * every product (`exactCombine.ts`). Rows that carry no token hold NaN.
+ */
+export function outputExperts(config: EpConfig, outputOf: ExpertOutputOf): ExpertFn {
+  const H = config.hidden;
+  const L = localExperts(config);
+  return (rank, result, rows) => {
+    const out = new Uint16Array(rows * H).fill(NAN_BF16);
+    for (const { row, localExpert } of deliveredRows(config, result)) {
+      if (row < 0 || row >= rows) continue;
+      const [src, token, slot] = result.meta.subarray(row * 4, row * 4 + 3);
+      if (src < 0 || src >= config.ranks || token < 0 || slot < 0 || slot >= config.topK) continue;
+      out.set(outputOf(rank * L + localExpert, src, token, slot), row * H);
+    }
+    return out;
+  };
+}

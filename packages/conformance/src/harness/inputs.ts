@@ -1,4 +1,4 @@
-import { dpGroups, type EpConfig, type RankInput, scalesPerRow } from "@switchyard/core";
+import { dpGroups, type EpConfig, localExperts, type RankInput, scalesPerRow } from "@switchyard/core";
 import { fillBf16, fillFp8, fillScales } from "../generators/payload.js";
 import { routeTokens } from "../generators/routing.js";
 import type { StepSpec } from "../generators/step.js";
@@ -14,7 +14,8 @@ export function makeInputs(config: EpConfig, step: StepSpec): RankInput[] {
   for (let g = 0; g < dpGroups(config); g++) {
     const spec = step.groups[g];
     const T = spec.tokens;
-    const route = routeTokens(config.experts, config.topK, T, spec.routing, new Rng(spec.routing.seed, 1));
+    const routeRng = new Rng(spec.routing.seed, 1);
+    const route = routeTokens(config.experts, config.topK, T, spec.routing, routeRng, localExperts(config));
     const rng = new Rng(spec.payloadSeed, 2);
     const fp8 = config.inputDtype === "fp8-e4m3";
     const x = fp8 ? fillFp8(T * H, step.payload, rng) : fillBf16(T * H, step.payload, rng);

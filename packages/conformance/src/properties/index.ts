@@ -5,6 +5,8 @@ import { badInputProperties } from "./badInput.js";
 import { combineAccuracy } from "./combineAccuracy.js";
 import { combineExactOrder } from "./combineExactOrder.js";
 import { combineRepeatable } from "./combineRepeatable.js";
+import { combineSlotOrder } from "./combineSlotOrder.js";
+import { combineZeroSign } from "./combineZeroSign.js";
 import { destroyed } from "./destroyed.js";
 import { dispatchFp8Input, dispatchFp8Quantize } from "./dispatchFp8.js";
 import { dispatchLayoutContiguous, dispatchLayoutMasked } from "./dispatchLayout.js";
@@ -32,6 +34,8 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   dispatchFp8Input,
   combineAccuracy,
   combineExactOrder,
+  combineSlotOrder,
+  combineZeroSign,
   combineRepeatable,
   roundTripIdentity,
   roundTripFp8,

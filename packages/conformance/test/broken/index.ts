@@ -13,7 +13,13 @@ import {
 } from "./dispatch.js";
 import { strictBlockScale } from "./fp8.js";
 import { hangsOnMissingRank, reusedBuffers } from "./lifetime.js";
-import { noPartials, partialsDescending } from "./order.js";
+import {
+  noPartials,
+  partialSlotsReversed,
+  partialsDescending,
+  sumFromFirstPartial,
+  sumFromNegativeZero,
+} from "./order.js";
 import { anonymousTimeout, lateRefusal, laxPhases, lenientIndices } from "./session.js";
 import { statsRowsPerExpert, statsStale } from "./stats.js";
 
@@ -50,6 +56,9 @@ export const BROKEN: readonly BrokenCase[] = [
   { backend: maskedHoles, targets: ["dispatch/rows"] },
   { backend: partialsDescending, targets: ["combine/exact-order"] },
   { backend: noPartials, targets: ["combine/exact-order"] },
+  { backend: partialSlotsReversed, targets: ["combine/exact-slot-order"] },
+  { backend: sumFromFirstPartial, targets: ["combine/zero-sign"] },
+  { backend: sumFromNegativeZero, targets: ["combine/zero-sign"] },
   { backend: statsStale, targets: ["session/stats"] },
   { backend: strictBlockScale, targets: ["dispatch/fp8/quantize"] },
   { backend: reusedBuffers, targets: ["session/back-to-back"] },

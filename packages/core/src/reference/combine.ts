@@ -17,8 +17,10 @@ export interface PartialTerm {
 }
 
 /**
- * One expert rank's partial for one token: acc = 0 (fp32); for each term (its slots on that rank
+ * One expert rank's partial for one token: acc = +0 (fp32); for each term (its slots on that rank
  * in slot order) acc = fp32(acc + fp32(w * o[h])); partial = bf16(acc). Returns bf16 bits [hidden].
+ * With three or more terms the order changes bits. Starting from +0, all-zero or cancelling terms
+ * give +0; the partial is -0 only when acc is negative and at most 2^-134 in magnitude (docs/protocol.md).
  */
 export function partialOf(hidden: number, terms: readonly PartialTerm[]): Uint16Array {
   const acc = new Float32Array(hidden);
@@ -51,8 +53,10 @@ export function slotsByRank(
 }
 
 /**
- * The home's sum of one token's partials: acc = 0 (fp32); for each partial in ascending rank
- * order acc = fp32(acc + partial[h]); y[h] = bf16(acc), rounded once.
+ * The home's sum of one token's partials: acc = +0 (fp32); for each partial in ascending rank
+ * order acc = fp32(acc + partial[h]); y[h] = bf16(acc), rounded once. Never -0: partials that are
+ * all -0, that cancel, or none at all give +0 (a sum started from the first partial, or from -0,
+ * would give -0 for the first).
  */
 export function sumPartials(hidden: number, partials: readonly ArrayLike<number>[]): Uint16Array {
   const acc = new Float32Array(hidden);
