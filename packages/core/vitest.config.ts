@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 // Generous timeouts: a test's pass must not depend on how loaded the machine is.
 export default defineConfig({
   test: {
+    globalSetup: ["../../test-support/tmpGuard.ts"],
     pool: "forks",
     poolOptions: { forks: { execArgv: ["--expose-gc"] } },
     testTimeout: 120_000,

@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 // shorter bound, so these only catch real hangs.
 export default defineConfig({
   test: {
+    globalSetup: ["../../test-support/tmpGuard.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 // create/destroy tests force a collection before they read memory.
 export default defineConfig({
   test: {
+    globalSetup: ["../../test-support/tmpGuard.ts"],
     pool: "forks",
     poolOptions: { forks: { execArgv: ["--expose-gc"] } },
     fileParallelism: false,

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConformanceReport } from "@switchyard/conformance";
 import { PROPERTIES } from "@switchyard/conformance";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../test-support/tempDir.js";
 import { PROGRESS_INTERVAL_MS } from "../src/conformance.js";
 import type { CliIo, InterruptSignal } from "../src/io.js";
 import { runCli } from "../src/run.js";
@@ -49,8 +49,8 @@ function capture(
   return io;
 }
 
-async function tempJson(): Promise<string> {
-  return join(await mkdtemp(join(tmpdir(), "switchyard-")), "report.json");
+function tempJson(): string {
+  return join(tempDir("switchyard-"), "report.json");
 }
 
 /** The progress lines a log gets while a property runs (not the per-property ones). */
@@ -74,7 +74,7 @@ describe("switchyard command line", () => {
 
   it("runs the suite against the reference, with a table, progress and JSON", async () => {
     const io = capture();
-    const json = await tempJson();
+    const json = tempJson();
     const status = await runCli(
       [
         "conformance",
@@ -165,7 +165,7 @@ describe("switchyard command line: usage errors exit 2 before anything runs", ()
   });
 
   it("an unwritable --json path, checked before the run", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "switchyard-"));
+    const dir = tempDir("switchyard-");
     const io = await refused(["conformance", "--json", join(dir, "no", "such", "report.json")]);
     expect(io.stderr).toMatch(/--json .*report\.json: folder .* does not exist/);
     const folder = await refused(["conformance", "--json", dir]);
@@ -303,7 +303,7 @@ describe("switchyard conformance interrupted", () => {
 
   it("on SIGTERM reports what finished, the interrupted property (not a pass), writes the JSON, exits 143", async () => {
     const io = interruptAt("dispatch/payload: 15/40 runs", "SIGTERM");
-    const json = await tempJson();
+    const json = tempJson();
     const status = await runCli(["conformance", "--only", only, "--runs", "40", "--json", json], io);
     expect(status).toBe(143);
     expect(io.interrupt).toBeNull(); // the handler is unsubscribed
@@ -340,7 +340,7 @@ describe("switchyard conformance interrupted", () => {
   it("on SIGINT exits 130; a failure found before the interruption is reported, with its rerun", async () => {
     // Every reading is a whole interval on, so every run prints a line: stop at the first shrink.
     const io = interruptAt("a case failed, shrinking it", "SIGINT", PROGRESS_INTERVAL_MS);
-    const json = await tempJson();
+    const json = tempJson();
     const args = ["conformance", "--backend", "./fixtures/factoryModule.mjs", "--only", "combine/accuracy"];
     expect(await runCli([...args, "--seed", "5", "--json", json], io)).toBe(130);
     const report = JSON.parse(await readFile(json, "utf8")) as ConformanceReport;
@@ -366,7 +366,7 @@ describe("switchyard demo", () => {
   }
 
   it("runs one step on the backend asked for and writes the picture", async () => {
-    const out = join(await mkdtemp(join(tmpdir(), "switchyard-")), "demo.svg");
+    const out = join(tempDir("switchyard-"), "demo.svg");
     const { status, io } = await demo([
       "--backend",
       "reference",

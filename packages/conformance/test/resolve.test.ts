@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { referenceBackend } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../test-support/tempDir.js";
 import { resolveBackend } from "../src/index.js";
 
 describe("resolveBackend", () => {
@@ -23,7 +23,7 @@ describe("resolveBackend", () => {
   });
 
   it("finds a package name from the caller's folder (its node_modules), not only from here", async () => {
-    const project = await mkdtemp(join(tmpdir(), "switchyard-vendor-"));
+    const project = tempDir("switchyard-vendor-");
     const pkg = join(project, "node_modules", "vendor-backend");
     await mkdir(pkg, { recursive: true });
     await writeFile(

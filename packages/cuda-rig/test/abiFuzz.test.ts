@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { computeLayout, layoutParams } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../test-support/tempDir.js";
 import { abiFuzzConfig, encodeAbiFuzzCase, formatAbiFuzz, runAbiFuzz } from "../src/checks/abiFuzz.js";
 
 /** The reader of src/native/tools/abi_fuzz.cc (readCase), written again in TypeScript. */
@@ -32,7 +32,7 @@ function decode(buf: Uint8Array) {
 }
 
 function script(body: string): string[] {
-  const dir = mkdtempSync(join(tmpdir(), "sy-fake-fuzz-"));
+  const dir = tempDir("sy-fake-fuzz-");
   const path = join(dir, "fuzz.mjs");
   writeFileSync(path, body);
   return [process.execPath, path];

@@ -5,7 +5,9 @@
 #   build/switchyard_cuda.node     the Node addon, linked against it (rpath $ORIGIN)
 #   build/abi_fuzz                 the C ABI fuzzer, linked against it
 #   build/libswitchyard_layout.so  the layout in C alone (host only), and build/sy_layout_cli
-# Without nvcc or NVSHMEM_HOME it prints why and exits 0, so `npm ci && npm test` pass on CPU machines.
+# Without nvcc or NVSHMEM it fails (exit 1), saying what is missing and what to set. A caller for which
+# a CPU-only machine legitimately has nothing to build passes --if-available: then it prints
+# "build:native skipped: <why>" and exits 0.
 # SWITCHYARD_CUDA_ARCH overrides 90; SWITCHYARD_PTXAS_VERBOSE=1 puts every kernel's registers,
 # shared memory and spills into the log; SWITCHYARD_CUDA_LINEINFO=1 keeps source lines for profilers;
 # SWITCHYARD_CUDA_PHASE_CLOCK=1 makes the stage kernels print phase stamps (kernels/phase_clock.cuh:
@@ -14,15 +16,38 @@
 # the system's, or the nvidia-nccl wheel; without it the baseline is built disabled.
 set -euo pipefail
 pkg=$(cd "$(dirname "$0")/.." && pwd)
-if ! command -v nvcc >/dev/null 2>&1; then
-  echo "build:native skipped: nvcc (CUDA) not found. On a machine with CUDA and NVSHMEM: NVSHMEM_HOME=... npm run build:native -w @switchyard/cuda"
-  exit 0
+if_available=0
+for arg in "$@"; do
+  case $arg in
+    --if-available) if_available=1 ;;
+    *) echo "build:native: unknown argument $arg (the only one is --if-available)" >&2; exit 2 ;;
+  esac
+done
+missing=()
+command -v nvcc >/dev/null 2>&1 ||
+  missing+=("nvcc (CUDA) is not on PATH: install the CUDA toolkit and put its bin/ on PATH")
+if [ -z "${NVSHMEM_HOME:-}" ]; then
+  missing+=("NVSHMEM_HOME is not set")
+elif [ ! -f "$NVSHMEM_HOME/include/nvshmem.h" ]; then
+  missing+=("NVSHMEM_HOME=$NVSHMEM_HOME has no include/nvshmem.h")
 fi
-if [ -z "${NVSHMEM_HOME:-}" ] || [ ! -f "$NVSHMEM_HOME/include/nvshmem.h" ]; then
-  echo "build:native skipped: NVSHMEM_HOME is not set or has no include/nvshmem.h. Set it to an NVSHMEM install (lib/libnvshmem_host.so, lib/libnvshmem_device.a)."
-  exit 0
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$if_available" = 1 ]; then
+    why=$(printf '%s; ' "${missing[@]}")
+    echo "build:native skipped: ${why%; }"
+    exit 0
+  fi
+  {
+    echo "build:native failed: cannot build the native library here:"
+    printf '  - %s\n' "${missing[@]}"
+    echo "Set NVSHMEM_HOME to an NVSHMEM install (include/nvshmem.h, lib/libnvshmem_host.so, lib/libnvshmem_device.a),"
+    echo "e.g. the folder of the nvidia-nvshmem-cu13 wheel (pip install nvidia-nvshmem-cu13), with nvcc on PATH:"
+    echo "  NVSHMEM_HOME=\$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])') npm run build:native -w @switchyard/cuda"
+    echo "(A caller for which a machine without them has nothing to build passes --if-available.)"
+  } >&2
+  exit 1
 fi
-command -v cmake >/dev/null 2>&1 || { echo "build:native: cmake not found (3.24 or newer is needed)"; exit 1; }
+command -v cmake >/dev/null 2>&1 || { echo "build:native failed: cmake not found (3.24 or newer is needed)" >&2; exit 1; }
 out="$pkg/build"
 arch=${SWITCHYARD_CUDA_ARCH:-90}
 generator=()

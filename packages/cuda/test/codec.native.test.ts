@@ -1,10 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bf16ToNumber, encodeFp8, f32Bits, numberToBf16, scaleExponent } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../test-support/tempDir.js";
 
 const EXPS = [
   -126, -125, -120, -100, -60, -20, -9, -6, -3, -1, 0, 1, 2, 3, 7, 10, 20, 60, 100, 119, 120, 127,
@@ -24,7 +23,7 @@ describe("device codecs (codec.cuh compiled for the host) vs core", () => {
   it.skipIf(skip !== null)(
     `fp8 encode, block scale exponent and bf16 rounding are bit-exact${skip ? ` (skipped: ${skip})` : ""}`,
     () => {
-      const dir = mkdtempSync(join(tmpdir(), "sy-codec-"));
+      const dir = tempDir("sy-codec-");
       const exe = join(dir, "codec_dump");
       execFileSync(
         "nvcc",

@@ -1,6 +1,4 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -12,6 +10,7 @@ import {
   seededRandom as rng,
 } from "@switchyard/core";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../test-support/tempDir.js";
 
 function nvcc(): string | null {
   try {
@@ -96,7 +95,7 @@ describe("the NCCL baseline's index arithmetic (contiguous.cuh compiled for the 
   it.skipIf(skip !== null)(
     `route, staging rows, receive tables and compaction give the reference's counts, offsets and row meta${skip ? ` (skipped: ${skip})` : ""}`,
     async () => {
-      const dir = mkdtempSync(join(tmpdir(), "sy-contig-"));
+      const dir = tempDir("sy-contig-");
       const exe = join(dir, "contiguous_dump");
       execFileSync(
         "nvcc",

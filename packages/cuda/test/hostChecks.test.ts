@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../test-support/tempDir.js";
 import { findCCompiler } from "./layout/compileLayout.js";
 
 const pkg = fileURLToPath(new URL("../", import.meta.url));
@@ -28,7 +28,7 @@ const skip = cc === null || cxx === null ? "no host C and C++ compiler ($CC / $C
 
 /** Builds one host-only test program of test/native/host with the sources it tests; returns its path. */
 function build(test: string, sources: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), "sy-host-"));
+  const dir = tempDir("sy-host-");
   const layout = join(pkg, "src/native/layout");
   const objects = readdirSync(layout)
     .filter((f) => f.endsWith(".c") && f !== "layout_cli.c")

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../test-support/tempDir.js";
 
 const pythonDir = join(dirname(fileURLToPath(import.meta.url)), "..", "python");
 
@@ -29,7 +30,10 @@ describe("the Python package (pytest: ctypes mirrors against the headers, layout
           "Debian's python3-pytest) or `python3 -m pip install pytest`",
       );
     }
-    const run = spawnSync(found.python, ["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "tests"], {
+    // pytest's temporary folders under one of the test's own (removed after it), not pytest-of-<user>.
+    const basetemp = join(tempDir("sy-pytest-"), "basetemp");
+    const args = ["-q", "-rs", "-p", "no:cacheprovider", `--basetemp=${basetemp}`, "tests"];
+    const run = spawnSync(found.python, ["-m", "pytest", ...args], {
       cwd: pythonDir,
       encoding: "utf8",
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },

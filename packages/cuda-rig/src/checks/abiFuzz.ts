@@ -142,10 +142,12 @@ export interface AbiFuzzOptions {
  */
 export async function runAbiFuzz(o: AbiFuzzOptions = {}): Promise<AbiFuzzReport> {
   const t0 = Date.now();
+  const seed = o.seed ?? 1;
+  const fuzzCase = await encodeAbiFuzzCase(abiFuzzConfig(), o.tokens ?? 12, seed);
+  // The case first: from the folder's making to its removal below, nothing throws.
   const dir = mkdtempSync(join(tmpdir(), "sy-abi-fuzz-"));
   const casePath = join(dir, "case.bin");
-  const seed = o.seed ?? 1;
-  writeFileSync(casePath, await encodeAbiFuzzCase(abiFuzzConfig(), o.tokens ?? 12, seed));
+  writeFileSync(casePath, fuzzCase);
   const base = o.command ?? [join(PACKAGE_DIR, "build", "abi_fuzz")];
   const command = [
     ...base,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../../test-support/tempDir.js";
 import { type BenchIo, runBench } from "../../src/bench/run.js";
 
 function io() {
@@ -35,11 +36,10 @@ describe("runBench without a GPU", () => {
 
 describe("runBench orchestration with stand-in workers (no GPU)", () => {
   it("sweeps every point for ours and the baseline, survives a failed point and a dead worker, writes JSON and SVG", async () => {
-    const { mkdtempSync, readFileSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
+    const { readFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { fileURLToPath } = await import("node:url");
-    const dir = mkdtempSync(join(tmpdir(), "sy-bench-"));
+    const dir = tempDir("sy-bench-");
     const { b, out, err } = io();
     const status = await runBench(
       [

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../../test-support/tempDir.js";
 import { aggregate, failedPoint } from "../../src/bench/plan.js";
 import { BENCH_SCHEMA, type BenchReport } from "../../src/bench/report.js";
 import { type BenchIo, runBench } from "../../src/bench/run.js";
@@ -87,7 +87,7 @@ describe("bench report schema", () => {
 
   it("describes the report runBench writes with --json (stand-in workers: a dead worker, an NCCL error)", async () => {
     const validate = await validator();
-    const dir = mkdtempSync(join(tmpdir(), "sy-bench-schema-"));
+    const dir = tempDir("sy-bench-schema-");
     const json = join(dir, "b.json");
     const status = await runBench(
       [

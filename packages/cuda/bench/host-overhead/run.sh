@@ -13,7 +13,9 @@ points=("$@")
 [ ${#points[@]} -gt 0 ] || points=(masked:1 masked:128 contiguous:128)
 lib=$here/../../build
 mkdir -p "$out"
-bin=$(mktemp -d)/step
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin=$work/step
 cc -std=c11 -O2 -Wall -Wextra "$here/step.c" -I"$here/../../include" -L"$lib" -lswitchyard_cuda -Wl,-rpath,"$lib" -o "$bin"
 export SWITCHYARD_CUDA_LIB=$lib/libswitchyard_cuda.so.1 NVSHMEM_SYMMETRIC_SIZE=$((2 * 1024 * 1024 * 1024))
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0

@@ -26,6 +26,7 @@ if [ -z "$ncu" ]; then
 fi
 mkdir -p "$out"
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 cc -std=c11 -O2 -Wall "$here/../host-overhead/step.c" -I"$here/../../include" -L"$lib" -lswitchyard_cuda \
   -Wl,-rpath,"$lib" -o "$work/step"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempDir } from "../../../../test-support/tempDir.js";
 
 const pkg = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -22,11 +22,12 @@ export function findCCompiler(): string | null {
 
 /**
  * Compiles the layout's C files (src/native/layout, host only) with `cc` into `what` in a fresh
- * temporary folder: the filter `sy_layout_cli`, or the shared library `libswitchyard_layout.so`.
+ * temporary folder (removed when the calling test finishes): the filter `sy_layout_cli`, or the
+ * shared library `libswitchyard_layout.so`.
  * Warnings are errors: the C must stay clean C11.
  */
 export function compileLayout(cc: string, what: "cli" | "shared"): string {
-  const dir = mkdtempSync(join(tmpdir(), "sy-layout-"));
+  const dir = tempDir("sy-layout-");
   const src = join(pkg, "src/native/layout");
   const files = readdirSync(src)
     .filter((f) => f.endsWith(".c") && (what === "cli" || f !== "layout_cli.c"))
