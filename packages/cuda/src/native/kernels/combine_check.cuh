@@ -82,9 +82,37 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   // Runs of one owner are counted in registers and added once (at one rank every slot has owner 0:
   // one shared atomic a thread instead of one a slot, all on the same word).
   int runOwner = -1, runCount = 0;
+  const auto count = [&](int owner) {
+    ++used;
+    if (owner != runOwner) {
+      if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
+      runOwner = owner;
+      runCount = 0;
+    }
+    ++runCount;
+  };
   for (int t = threadIdx.x; t < T; t += kThreads) {
     const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
     // The ids checked as dispatch send checks them (topk_check.cuh); a bad token counts for no rank.
+    if (K <= 8) {  // the slots in registers, loaded together
+      int v[8], rk[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) v[k] = k < K ? row[k] : -1;
+      const unsigned long long badEntry = firstBadOf<8>(v, K, p.experts(), t);
+      if (badEntry != kNoBadEntry) {
+        atomicMin(&s.badEntry, badEntry);
+        continue;
+      }
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        rk[k] = v[k] >= 0 ? v[k] / L : -1;
+        bool first = rk[k] >= 0;
+#pragma unroll
+        for (int q = 0; q < k; ++q) first = first && rk[q] != rk[k];
+        if (first) count(rk[k]);
+      }
+      continue;
+    }
     const unsigned long long badEntry = firstBadIn(row, K, p.experts(), t);
     if (badEntry != kNoBadEntry) {
       atomicMin(&s.badEntry, badEntry);
@@ -96,14 +124,7 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
       const int owner = e / L;
       bool first = true;
       for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == owner);
-      if (!first) continue;
-      ++used;
-      if (owner != runOwner) {
-        if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
-        runOwner = owner;
-        runCount = 0;
-      }
-      ++runCount;
+      if (first) count(owner);
     }
   }
   if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);

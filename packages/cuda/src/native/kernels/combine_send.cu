@@ -25,21 +25,20 @@
 namespace sy {
 namespace {
 
-/// Rows announced but never written (the last block, after every block added its entries to
-/// SyTables::named): dispatch recv placed only what the records name, each row below its
+/// Rows announced but never written (the last block; dispatch recv's blocks added the entries of
+/// the records they placed to SyTables::named, addNamed): dispatch recv placed only what the records name, each row below its
 /// (expert, source) count and none twice (readRecord, claimRows), so a source whose records name
 /// fewer entries than its counts announce left rows unwritten. E_COUNT_MISMATCH, stage dispatch
 /// recv, naming the source (detail0 named, detail1 announced); the counters are reset for the next step.
-__device__ void rowsNamedCheck(const SyCtx& c) {
-  const int R = c.p.ranks(), L = c.p.localExperts();
+__device__ __noinline__ void rowsNamedCheck(int32_t* named, const int32_t* counts, SyState* state, int R, int L) {
   for (int s = threadIdx.x; s < R; s += blockDim.x) {
-    const int named = __ldcg(&c.t.named[s]);
-    c.t.named[s] = 0;
+    const int got = __ldcg(&named[s]);
+    named[s] = 0;
     int announced = 0;
-    for (int e = 0; e < L; ++e) announced += __ldcg(&c.t.counts[e * R + s]);
-    if (named != announced && !hasError(c.state)) {
-      recordError(c.state, E_COUNT_MISMATCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_ROUTES,
-                  static_cast<uint32_t>(named), static_cast<uint32_t>(announced));
+    for (int e = 0; e < L; ++e) announced += __ldcg(&counts[e * R + s]);
+    if (got != announced && !hasError(state)) {
+      recordError(state, E_COUNT_MISMATCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_ROUTES,
+                  static_cast<uint32_t>(got), static_cast<uint32_t>(announced));
     }
   }
 }
@@ -55,10 +54,8 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN;
   __shared__ int sRecStart[1025];
-  __shared__ int sNamed[1024];  // entries this block's records from each source name (rowsNamedCheck)
   const bool failed = hasError(c.state);
   const bool small = R <= 1024;
-  for (int s = threadIdx.x; s < R && small; s += kThreads) sNamed[s] = 0;
   if (threadIdx.x == 0 && small) {
     int run = 0;
     for (int s = 0; s < R; ++s) {
@@ -163,27 +160,12 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
   }
 
   SY_CLOCK_MARK;  // 2: warp 0's partials
-  // Entries each source's records name, for rowsNamedCheck: the records spread over the grid's
-  // threads (the heads are in cache: this block's warps just read them).
-  if (!failed && small) {
-    const int32_t* routes = reinterpret_cast<const int32_t*>(c.heap + p.offset(R_DISPATCH_ROUTES));
-    for (int q = blockIdx.x * kThreads + threadIdx.x; q < sRecStart[R]; q += gridDim.x * kThreads) {
-      int s = 0;
-      while (s + 1 < R && sRecStart[s + 1] <= q) ++s;
-      atomicAdd(&sNamed[s], routes[(static_cast<uint64_t>(s) * M + (q - sRecStart[s])) * W + 1]);
-    }
-  }
-  __syncthreads();
-  for (int s = threadIdx.x; s < R && small && !failed; s += kThreads) {
-    if (sNamed[s] != 0) atomicAdd(&c.t.named[s], sNamed[s]);
-  }
   const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND);
   SY_CLOCK_MARK;  // 3: every warp's, fenced
   if (!last || failed) {
     SY_CLOCK_END("combineSend", epoch);
     return;
   }
-  if (small) rowsNamedCheck(c);
   for (int h = threadIdx.x; h < R; h += kThreads) {
     const int group = h / dp * dp;
     uint32_t sent = 0;
@@ -193,6 +175,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[h] + p.offset(R_COMBINE_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, sent));
   }
+  rowsNamedCheck(c.t.named, c.t.counts, c.state, R, p.localExperts());  // after the signals: nothing waits on it but this rank's check
   SY_CLOCK_END("combineSend", epoch);
 }
 

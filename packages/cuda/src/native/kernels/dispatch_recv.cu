@@ -97,8 +97,10 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
       }
     }
     claimRows(c.t.taken, row, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
+    if (lane == 0) atomicAdd(&t.named[s], r.n);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
+  addNamed(c, t);
   SY_CLOCK_END("dispatchRecv", stepEpoch(c.state));
 }
 

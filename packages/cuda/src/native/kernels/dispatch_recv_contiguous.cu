@@ -91,6 +91,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
       }
     }
     claimRows(c.t.taken, row, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
+    if (lane == 0) atomicAdd(&t.named[s], r.n);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
 
@@ -112,6 +113,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     for (int k = lane; k < S; k += kWarp) outS[row * S + k] = 0.0f;
     if (lane == 0) outMeta[row] = make_int4(-1, -1, -1, e);
   }
+  addNamed(c, t);
 }
 
 }  // namespace

@@ -33,10 +33,16 @@ namespace {
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
-/// Dynamic shared memory: the plan's, and after it first[E], total[E], a scan buffer [L] and its scratch.
+/// Worlds up to this many ranks sum each (source, destination)'s counts in shared memory as they
+/// arrive; larger ones re-read the words (slower, same check).
+constexpr int kSummedRanks = 64;
+
+/// Dynamic shared memory: the plan's, and after it first[E], total[E], a scan buffer [L], its
+/// scratch and the (source, destination) row sums [R, R] (R <= kSummedRanks).
 int contigSendSmem(const SyParams& p) {
   const int plan = planSmemBytes(p.experts(), p.ranks(), p.topK());
-  const int bases = 4 * (2 * p.experts() + p.localExperts() + 33);
+  const int R = p.ranks();
+  const int bases = 4 * (2 * p.experts() + p.localExperts() + 33 + (R <= kSummedRanks ? R * R : 0));
   return plan > bases ? plan : bases;
 }
 
@@ -77,7 +83,11 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   int* total = sMem + E;
   int* scan = total + E;  // [L]
   int* scratch = scan + L;
+  int* srcDst = scratch + 33;  // [R, R] rows each source sends each destination (R <= kSummedRanks)
+  const bool summed = R <= kSummedRanks;
   if (ok) {
+    for (int i = threadIdx.x; i < R * R && summed; i += kThreads) srcDst[i] = 0;
+    __syncthreads();
     // Relaxed waits: a count word is its own data; the rows it places are ordered by dispatchSignal.
     // Warp 0 alone polls (the other warps wait at the barrier, not on the words).
     const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
@@ -89,6 +99,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
         if (n < 0) break;
         before += s < c.rank ? n : 0;
         all += n;
+        if (summed && n > 0) atomicAdd(&srcDst[s * R + ex / L], n);
       }
       first[ex] = before;
       total[ex] = all;
@@ -100,7 +111,11 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
     for (int i = threadIdx.x; i < R * R && !hasError(c.state); i += kThreads) {
       const int s = i / R, d = i % R;
       uint32_t rows = 0;
-      for (int e = 0; e < L; ++e) rows += signalCount(ldRelaxedSys(words + static_cast<uint64_t>(s) * E + d * L + e));
+      if (summed) {
+        rows = static_cast<uint32_t>(srcDst[i]);
+      } else {
+        for (int e = 0; e < L; ++e) rows += signalCount(ldRelaxedSys(words + static_cast<uint64_t>(s) * E + d * L + e));
+      }
       if (rows > perSource) {
         recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_SEND, static_cast<uint32_t>(s), R_COUNT_SIGNAL, rows,
                     perSource);

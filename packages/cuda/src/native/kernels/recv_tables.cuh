@@ -29,10 +29,12 @@ struct RecvTables {
   int* records;   ///< [R]
   int* recStart;  ///< [R + 1] prefix of records: the step's records from s are [recStart[s], recStart[s + 1])
   int* scratch;   ///< [33] for blockExclusiveScan
+  int* fromSource;  ///< [R] rows each source announced (all its experts here)
+  int* named;       ///< [R] entries this block's good records from each source named (addNamed)
 };
 
 __host__ __device__ inline int recvTablesSmemBytes(int L, int R) {
-  return 4 * (2 * L * R + (L + 1) + R + (R + 1) + 33);
+  return 4 * (2 * L * R + (L + 1) + R + (R + 1) + 33 + 2 * R);
 }
 
 __device__ inline RecvTables carveRecvTables(int* smem, int L, int R) {
@@ -43,6 +45,8 @@ __device__ inline RecvTables carveRecvTables(int* smem, int L, int R) {
   t.records = t.offsets + L + 1;
   t.recStart = t.records + R;
   t.scratch = t.recStart + R + 1;
+  t.fromSource = t.scratch + 33;
+  t.named = t.fromSource + R;
   return t;
 }
 
@@ -57,6 +61,8 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
   const uint64_t t0 = globalTimerNs();
   // 1. Every source's dispatchSignal (acquire: its records, rows and counts were released before it).
   for (int s = threadIdx.x; s < R; s += blockDim.x) {
+    t.fromSource[s] = 0;
+    t.named[s] = 0;
     const int n = hasError(c.state) ? -1
                                     : waitSignal(done + s, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
                                                  S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
@@ -86,6 +92,7 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
       }
     }
     t.count[e * R + s] = n;
+    if (n > 0) atomicAdd(&t.fromSource[s], n);
   }
   __syncthreads();
   // A source's rows here are at most M * J (J = min(K, L) entries of each of its tokens), which
@@ -93,8 +100,7 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
   // anything is placed, naming the source.
   const uint32_t perSource = static_cast<uint32_t>(M) * static_cast<uint32_t>(p.slotsPerRank());
   for (int s = threadIdx.x; s < R && waited; s += blockDim.x) {
-    uint32_t rows = 0;
-    for (int e = 0; e < L; ++e) rows += static_cast<uint32_t>(t.count[e * R + s]);
+    const uint32_t rows = static_cast<uint32_t>(t.fromSource[s]);
     if (rows > perSource) {
       recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL, rows,
                   perSource);
@@ -142,6 +148,16 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
     for (int s = threadIdx.x; s < R; s += blockDim.x) c.t.records[s] = t.records[s];
   }
   return !failed;
+}
+
+/// Block-collective, at the end of dispatch recv: the entries this block's records named, per
+/// source (each record's placing warp added its n to `named`), into SyTables::named; combine send's
+/// last block compares the step's totals with the counts (rows announced but never written).
+__device__ inline void addNamed(const SyCtx& c, const RecvTables& t) {
+  __syncthreads();
+  for (int s = threadIdx.x; s < c.p.ranks(); s += blockDim.x) {
+    if (t.named[s] != 0) atomicAdd(&c.t.named[s], t.named[s]);
+  }
 }
 
 /// Source of flattened record q (< recStart[R]) by binary search over recStart.

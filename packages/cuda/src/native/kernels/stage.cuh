@@ -14,22 +14,28 @@ __host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 
 /// Block-collective: after the block's stores (to peers too), one thread fences at system scope
 /// and counts the block done. True in every thread of the last block to count, which resets the
 /// counter for the next step (and graph replays) and may then publish the stage's signals: the
-/// fences of every block are ordered before its own by the counter.
-__device__ inline bool lastBlockDone(SyState* state, int counter) {
+/// fences of every block are ordered before its own by the counter. `local`: the stage stored
+/// nothing another GPU reads (combine recv: y and the step counter), so a device-scope fence
+/// orders enough (the host and the next kernels see the stores once the kernel is done).
+__device__ inline bool lastBlockDone(SyState* state, int counter, bool local = false) {
   __shared__ bool sLast;
+  const auto fence = [local] {
+    if (local) __threadfence();
+    else __threadfence_system();
+  };
   __syncthreads();
   if (gridDim.x == 1) {  // one block: no counter, the caller's release follows its own fence
-    if (threadIdx.x == 0) __threadfence_system();
+    if (threadIdx.x == 0) fence();
     __syncthreads();
     return true;
   }
   if (threadIdx.x == 0) {
-    __threadfence_system();
+    fence();
     const uint32_t old = atomicAdd(&state->done[counter], 1u);
     sLast = old == gridDim.x - 1;
     if (sLast) {
       state->done[counter] = 0;
-      __threadfence_system();
+      fence();
     }
   }
   __syncthreads();
