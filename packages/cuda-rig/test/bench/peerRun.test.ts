@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../../test-support/tempDir.js";
 import { type BenchIo, runBench } from "../../src/bench/run.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -52,7 +52,7 @@ type Row = {
 
 describe("runBench with peer libraries (stand-in peer script, no GPU)", () => {
   it("adds a row per peer and point: measured, failed, timed out or skipped; never fails the bench for them", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sy-bench-peers-"));
+    const dir = tempDir("sy-bench-peers-");
     const { status, out, report } = await bench(dir, ["--no-baseline"]);
     // The stand-in worker kills masked 16 of ours: that alone makes the status 1.
     expect(status).toBe(1);
@@ -115,7 +115,7 @@ describe("runBench with peer libraries (stand-in peer script, no GPU)", () => {
   }, 120_000);
 
   it("with ranks sharing a GPU every peer row is skipped without starting Python", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sy-bench-peers-"));
+    const dir = tempDir("sy-bench-peers-");
     const { report } = await bench(
       dir,
       ["--no-baseline", "--peers", "pplx", "--python", "/nonexistent/python"],
@@ -130,7 +130,7 @@ describe("runBench with peer libraries (stand-in peer script, no GPU)", () => {
   }, 120_000);
 
   it("a missing interpreter is a skip reason, not a failure", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sy-bench-peers-"));
+    const dir = tempDir("sy-bench-peers-");
     const { report } = await bench(dir, [
       "--no-baseline",
       "--peers",

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../../test-support/tempDir.js";
 import { parseBenchArgs } from "../../src/bench/args.js";
 import { writePeerInputs } from "../../src/bench/peerInputs.js";
 import { parsePeerLine } from "../../src/bench/peerLines.js";
@@ -34,7 +34,7 @@ describe.skipIf(python === null)(
           "pplx.py",
         ]),
       );
-      const out = mkdtempSync(join(tmpdir(), "sy-pyc-"));
+      const out = tempDir("sy-pyc-");
       const code =
         "import py_compile, sys\nfor i, f in enumerate(sys.argv[2:]): py_compile.compile(f, cfile=f'{sys.argv[1]}/{i}.pyc', doraise=True)";
       execFileSync(python!, ["-c", code, out, ...files.map((f) => join(folder, f))]);
@@ -52,7 +52,7 @@ describe.skipIf(python === null)(
         "5",
       ]);
       const points = planPoints(o, 2);
-      const dir = mkdtempSync(join(tmpdir(), "sy-peer-inputs-"));
+      const dir = tempDir("sy-peer-inputs-");
       const routings = writePeerInputs(dir, o, 2, points);
       const lines = run(["--inputs", dir, "--describe"]).trim().split("\n").map(parsePeerLineLoose);
       expect(lines).toHaveLength(points.length * 2);
@@ -69,7 +69,7 @@ describe.skipIf(python === null)(
 
     it.skipIf(hasTorch)("without torch a peer is one skip line with the import error, exit 0", () => {
       const o = parseBenchArgs(["--masked-tokens", "1", "--layouts", "masked"]);
-      const dir = mkdtempSync(join(tmpdir(), "sy-peer-inputs-"));
+      const dir = tempDir("sy-peer-inputs-");
       writePeerInputs(dir, o, 2, planPoints(o, 2));
       const msg = parsePeerLine(run(["--inputs", dir, "--peer", "pplx"]).trim());
       expect(msg).toMatchObject({ kind: "skip", impl: "pplx", reason: expect.stringMatching(/torch/) });
