@@ -136,6 +136,12 @@ for s in "${steps[@]}"; do
       secs=${SOAK_SECONDS:-120}
       step soak-2gpu $((secs + 40)) env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" soak \
         --ranks 2 --steps "${SOAK_STEPS:-100000}" --max-seconds "$secs" --json "$OUT/soak-2gpu.json" ;;
+    bench-2gpu-sms*) # the SM budget of the contiguous kernels (and DeepEP's normal kernels) at 2 GPUs: bench-2gpu-sms48, ...
+      sms=${s#bench-2gpu-sms}
+      step "$s" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
+        PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
+        node "$cli" bench --ranks 2 --layouts contiguous --contiguous-tokens 4096 --sms "$sms" --no-baseline \
+        --peers deepep --json "$OUT/$s.json" --svg "$OUT/$s.svg" ;;
     peers-build) # DeepEP and pplx-kernels from .gpu/peers (../shared/peers/pack.sh), for the bench's peer rows
       step peers-build 240 bash .gpu/peers/build.sh ;;
     bench-2gpu | bench-2gpu-fp8)
@@ -175,7 +181,7 @@ for s in "${steps[@]}"; do
       # bench's JSON and SVG and the summary stay beside it
       (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null &&
         find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
-          ! -name 'bench-2gpu*.json' ! -name 'bench-2gpu*.svg' -delete) ;;
+          ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' ! -name 'bench-2gpu-fp8.json' ! -name 'bench-2gpu-fp8.svg' -delete) ;;
     *) echo "unknown step $s"; status=1 ;;
   esac
 done
