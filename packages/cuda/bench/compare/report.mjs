@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// The report of a compare run (run.sh): for every Switchyard point and phase, the median of each
+// round's median for the base library and for this tree's, and the difference; a Markdown table on
+// stdout and an SVG of the differences per phase.
+//   node packages/cuda/bench/compare/report.mjs <folder with compare-{base,head}-<round>.json> [out.svg]
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const [dir, svgPath] = process.argv.slice(2);
+if (!dir) {
+  console.error("usage: report.mjs <folder with compare-{base,head}-<round>.json> [out.svg]");
+  process.exit(2);
+}
+const PHASES = ["dispatchSend", "dispatchRecv", "combineSend", "combineRecv", "step"];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** point key -> phase -> medians of the rounds, for one side. */
+function side(which) {
+  const files = readdirSync(dir).filter((f) => new RegExp(`^compare-${which}-\\d+\\.json$`).test(f));
+  if (files.length === 0) throw new Error(`no compare-${which}-<round>.json in ${dir}`);
+  const out = new Map();
+  let meta = null;
+  for (const f of files) {
+    const r = JSON.parse(readFileSync(join(dir, f), "utf8"));
+    meta ??= { device: r.device, commit: r.commit, command: r.command };
+    for (const p of r.points) {
+      if (p.impl !== "switchyard" || !p.phases) continue;
+      const key = `${p.layout} ${p.tokens}`;
+      if (!out.has(key)) out.set(key, new Map());
+      for (const ph of PHASES) {
+        const m = p.phases[ph]?.median;
+        if (typeof m !== "number") continue;
+        const at = out.get(key);
+        at.set(ph, [...(at.get(ph) ?? []), m]);
+      }
+    }
+  }
+  return { points: out, rounds: files.length, meta };
+}
+
+const base = side("base");
+const head = side("head");
+const rows = [];
+for (const [key, phases] of head.points) {
+  for (const ph of PHASES) {
+    const h = phases.get(ph);
+    const b = base.points.get(key)?.get(ph);
+    if (!h || !b) continue;
+    rows.push({ key, ph, base: median(b), head: median(h) });
+  }
+}
+const f1 = (x) => x.toFixed(1);
+console.log(`${head.meta.device?.name ?? "?"} x ${head.meta.device?.gpus ?? "?"}; ${head.rounds} rounds each, alternating; µs, median of the rounds' medians\n`);
+console.log("| point | phase | base | head | head - base |");
+console.log("| --- | --- | ---: | ---: | ---: |");
+for (const r of rows) {
+  const d = r.head - r.base;
+  console.log(`| ${r.key} | ${r.ph} | ${f1(r.base)} | ${f1(r.head)} | ${d >= 0 ? "+" : ""}${f1(d)} |`);
+}
+
+if (svgPath) {
+  // One bar per (point, phase): the difference in µs, right of the axis slower, left faster.
+  const W = 760, rowH = 18, left = 250, mid = 500, scale = 20; // px per µs
+  const H = 40 + rows.length * rowH;
+  const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+  const bars = rows.map((r, i) => {
+    const d = r.head - r.base;
+    const y = 30 + i * rowH;
+    const w = Math.min(Math.abs(d) * scale, W - mid - 60);
+    const x = d >= 0 ? mid : mid - w;
+    const color = d > 0 ? "#c0392b" : "#27ae60";
+    return [
+      `<text x="${left - 8}" y="${y + 12}" text-anchor="end" font-size="11">${esc(`${r.key} ${r.ph}`)}</text>`,
+      `<rect x="${x}" y="${y + 2}" width="${Math.max(w, 1)}" height="${rowH - 5}" fill="${color}"/>`,
+      `<text x="${d >= 0 ? x + w + 4 : x - 4}" y="${y + 12}" font-size="10" text-anchor="${d >= 0 ? "start" : "end"}">${d >= 0 ? "+" : ""}${f1(d)} µs (${f1(r.base)} → ${f1(r.head)})</text>`,
+    ].join("");
+  });
+  const svg = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="10" y="18" font-size="13">head − base per phase (µs; red slower, green faster)</text>`,
+    `<line x1="${mid}" y1="26" x2="${mid}" y2="${H - 6}" stroke="#555"/>`,
+    ...bars,
+    "</svg>",
+  ].join("\n");
+  writeFileSync(svgPath, svg);
+}
