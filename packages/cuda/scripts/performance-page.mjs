@@ -7,23 +7,22 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-24-bench";
-/** One bench JSON per way of running the ranks, in the order the tables list them. */
+const RECORD = "results/2026-11-25-peers";
+/** One bench JSON per run of the record, in the order the tables list them. */
 const RUNS = [
-  { file: "bench1.json", ranks: "1 rank", step: "bench1" },
-  { file: "bench2.json", ranks: "2 ranks, time slices", step: "bench2" },
-  { file: "bench4.json", ranks: "4 ranks, MPS", step: "mps-on bench4 mps-off" },
+  { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
+  { file: "bench-2gpu-fp8.json", ranks: "2 GPUs, fp8 in", step: "peers-build bench-2gpu-fp8" },
 ];
 /** The peer libraries' impl names in the bench JSON (packages/cuda-rig/src/bench/peers.ts). */
 const PEERS = ["deepep-ll", "deepep-ht", "pplx"];
 /** The configurations with a table each. */
 const CONFIGS = [
   ["masked", 1],
+  ["masked", 8],
+  ["masked", 32],
   ["masked", 128],
-  ["masked", 512],
-  ["contiguous", 512],
+  ["contiguous", 1024],
   ["contiguous", 4096],
-  ["contiguous", 8192],
 ];
 
 const us = (p, phase) => {
@@ -58,7 +57,7 @@ export function render() {
     `- Device: ${first.device.gpus} × ${first.device.name} (${first.device.smCount} SMs); commit \`${first.commit.slice(0, 7)}\`; ${first.config.hidden} hidden, ${first.config.experts} experts, top-${first.config.topK}, ${first.config.inputDtype} in, ${first.config.dispatchDtype} dispatch, alignment ${first.config.alignment}.`,
   );
   out.push(
-    `- Medians in µs over ${first.options.steps} steps after ${first.options.warmup} warm-up, graph replay; contiguous on ${first.options.sms} SMs, masked on one wave of the SMs shared by the ranks on the GPU.`,
+    `- Medians in µs over ${first.options.steps} steps after ${first.options.warmup} warm-up, one rank per GPU over NVLink (${Math.round(first.nvlink.minGBps)} GB/s peer writes measured in the run), per phase the slowest rank of each step; Switchyard by graph replay, contiguous on ${first.options.sms} SMs, masked on one wave; the peer libraries measured in the same run on the same routing (how each was timed: below the tables).`,
   );
   out.push("- Reproduce (from the repository root, after `bash packages/cuda/scripts/gpu-pack.sh`):");
   out.push("");
@@ -72,6 +71,7 @@ export function render() {
     out.push("");
     const rows = runs.flatMap(({ ranks, json }) => {
       const p = point(json, layout, tokens, "switchyard");
+      if (!p) return [];
       const n = point(json, layout, tokens, "nccl");
       const cells = (q) => [
         `${us(q, "dispatch")} (${us(q, "dispatchSend")} / ${us(q, "dispatchRecv")})`,
@@ -89,14 +89,7 @@ export function render() {
     });
     out.push(
       table(
-        [
-          "ranks on one GPU",
-          "dispatch (send / recv)",
-          "combine (send / recv)",
-          "step",
-          "NCCL step",
-          "buffers per rank",
-        ],
+        ["run", "dispatch (send / recv)", "combine (send / recv)", "step", "NCCL step", "buffers per rank"],
         rows,
       ),
     );
@@ -120,42 +113,58 @@ export function render() {
     for (const line of peerText) out.push(line);
   }
   out.push("");
-  out.push("## Targets (1 rank)");
+  out.push("## Targets (2 GPUs over NVLink)");
   out.push("");
-  const at = (layout, tokens, impl = "switchyard") => point(first, layout, tokens, impl);
+  const fp8 = runs[1].json;
+  const at = (layout, tokens, impl = "switchyard", json = first) => point(json, layout, tokens, impl);
   const med = (p, phase) => p.phases[phase].median;
   const m1 = at("masked", 1);
   const m128 = at("masked", 128);
   const c4096 = at("contiguous", 4096);
+  const c4096fp8 = at("contiguous", 4096, "switchyard", fp8);
   const n4096 = at("contiguous", 4096, "nccl");
   const ratio = med(n4096, "step") / med(c4096, "step");
   const verdict = (ok) => (ok ? "met" : "**miss**");
+  const beats = (layout, tokens, impl, json = first) => {
+    const q = at(layout, tokens, impl, json);
+    const p = at(layout, tokens, "switchyard", json);
+    return [
+      `${layout} ${tokens}: as fast as ${impl} (dispatch, combine)`,
+      `${us(p, "dispatch")} vs ${us(q, "dispatch")}, ${us(p, "combine")} vs ${us(q, "combine")}`,
+      verdict(med(p, "dispatch") <= med(q, "dispatch") && med(p, "combine") <= med(q, "combine")),
+    ];
+  };
   const targets = [
     [
-      "masked 1 token: dispatch <= 8 µs, combine <= 8 µs",
+      "masked 1 token: dispatch <= 12 µs, combine <= 10 µs",
       `${us(m1, "dispatch")} / ${us(m1, "combine")}`,
-      verdict(med(m1, "dispatch") <= 8 && med(m1, "combine") <= 8),
+      verdict(med(m1, "dispatch") <= 12 && med(m1, "combine") <= 10),
     ],
     [
-      "masked 128: dispatch <= 12 µs, combine <= 15 µs",
-      `${us(m128, "dispatch")} / ${us(m128, "combine")}`,
-      verdict(med(m128, "dispatch") <= 12 && med(m128, "combine") <= 15),
+      "masked 128: dispatch <= 24 µs, combine <= 36 µs, buffers <= 400 MB",
+      `${us(m128, "dispatch")} / ${us(m128, "combine")}, ${mb(m128)}`,
+      verdict(med(m128, "dispatch") <= 24 && med(m128, "combine") <= 36 && m128.memory.deviceBytes <= 400e6),
     ],
     [
-      "contiguous 4096 on <= 24 SMs: dispatch <= 300 µs, combine <= 350 µs",
-      `${us(c4096, "dispatch")} / ${us(c4096, "combine")} on ${c4096.sms} SMs`,
-      verdict(c4096.sms <= 24 && med(c4096, "dispatch") <= 300 && med(c4096, "combine") <= 350),
+      "contiguous 4096 on <= 24 SMs: dispatch <= 260 µs (bf16 in) / 230 (fp8 in), combine <= 450 µs",
+      `${us(c4096, "dispatch")} / ${us(c4096fp8, "dispatch")}, ${us(c4096, "combine")} on ${c4096.sms} SMs`,
+      verdict(
+        c4096.sms <= 24 &&
+          med(c4096, "dispatch") <= 260 &&
+          med(c4096fp8, "dispatch") <= 230 &&
+          med(c4096, "combine") <= 450,
+      ),
     ],
     [
-      "contiguous 4096: step >= 2x faster than NCCL",
+      "contiguous 4096: step >= 3x faster than NCCL",
       `${ratio.toFixed(2)}x (${us(c4096, "step")} vs ${us(n4096, "step")})`,
-      verdict(ratio >= 2),
+      verdict(ratio >= 3),
     ],
-    [
-      "memory per rank: masked 128 <= 400 MB, contiguous 4096 <= 1.25 GB",
-      `${mb(m128)} / ${mb(c4096)}`,
-      verdict(m128.memory.deviceBytes <= 400e6 && c4096.memory.deviceBytes <= 1.25e9),
-    ],
+    beats("masked", 1, "deepep-ll"),
+    beats("masked", 128, "deepep-ll"),
+    beats("masked", 1, "pplx"),
+    beats("masked", 128, "pplx"),
+    beats("contiguous", 4096, "deepep-ht", fp8),
   ];
   out.push(table(["target", "measured", "verdict"], targets));
   out.push("");
@@ -168,22 +177,20 @@ export function render() {
   return out.join("\n");
 }
 
-/** The measured reasons for each miss (results/2026-11-24-masked-latency and -protocol-v2 READMEs). */
+/** The measured reasons for each miss (results/2026-11-25-peers, results/2026-11-24-masked-latency). */
 const REASONS = [
-  "- **Masked, 1 and 128 tokens.** Not the launches: a kernel costs 0.5 µs back to back in a graph and a",
-  "  system fence with its release 1.8 µs. Each stage kernel itself takes 10 to 16 µs at one token,",
-  "  whatever the number of experts: serial phases inside one block (the receive tables, one warp's",
-  "  payload piece, the partials, the fences). The plan's walk (4.6 µs) now holds a token's slots in",
-  "  registers and the receive tables scan with warp shuffles (dispatch 26.0 -> 22.7 µs); the phases",
-  "  left are listed in the latency record.",
-  "- **Contiguous 4096, dispatch.** Without the payload stores the send takes 77 µs (the plan and the",
-  "  count exchange), without the fp8 arithmetic 267 µs. At one rank every token is written to its 8",
-  "  entries' rows (243 MB of stores on 24 SMs); the SM sweep (24 / 48 / 132 blocks: 487 / 279 /",
-  "  159 µs) shows the send bound per SM. The receive is mostly the padding rows.",
-  "- **Contiguous 4096, combine.** Combine send reads 8 rows a record (470 MB) and does 0.7 G fp32",
-  "  operations without FMA, as the reference does: about 115 µs of issue at 24 SMs.",
-  "- **2x NCCL.** At one rank NCCL's all-to-all is a local copy. The comparison the target was written",
-  "  for (4 GPUs over NVLink, where protocol v2 moves half the bytes) has not been run.",
+  "- **Masked, 1 token.** Each stage kernel takes 6 to 12 µs at one token (phase stamps of the",
+  "  latency record): serial phases inside one block (the plan and its walk, the receive tables, one",
+  "  warp's payload piece, the partials, the fences). DeepEP's receiver only waits and copies: its",
+  "  sender claims the row in the destination's packed layout; Switchyard's receiver builds the",
+  "  tables and fans a token out to its local experts (protocol v2 sends a token once per rank).",
+  "- **Masked, 128.** Dispatch: the send (plan + 128 tokens' payload) is 3 µs slower than DeepEP's,",
+  "  the receive 6 µs (tables and fan-out). Combine is faster than DeepEP's and pplx's: one partial",
+  "  per (token, rank) crosses NVLink instead of one row per (token, expert).",
+  "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
+  "  reduces over local experts); with fp8 input Switchyard's dispatch is 380 µs against 333. The",
+  "  combine send reads 8 expert rows a record (470 MB) on 24 SMs: it is per-SM bound (48 SMs:",
+  "  combine 559 µs, 132 SMs: 393; DeepEP's 280 and 221 with the same SMs, record README).",
 ];
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
