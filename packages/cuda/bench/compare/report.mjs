@@ -53,7 +53,9 @@ for (const [key, phases] of head.points) {
   }
 }
 const f1 = (x) => x.toFixed(1);
-console.log(`${head.meta.device?.name ?? "?"} x ${head.meta.device?.gpus ?? "?"}; ${head.rounds} rounds each, alternating; µs, median of the rounds' medians\n`);
+console.log(
+  `${head.meta.device?.name ?? "?"} x ${head.meta.device?.gpus ?? "?"}; ${head.rounds} rounds each, alternating; µs, median of the rounds' medians\n`,
+);
 console.log("| point | phase | base | head | head - base |");
 console.log("| --- | --- | ---: | ---: | ---: |");
 for (const r of rows) {
@@ -63,7 +65,11 @@ for (const r of rows) {
 
 if (svgPath) {
   // One bar per (point, phase): the difference in µs, right of the axis slower, left faster.
-  const W = 760, rowH = 18, left = 250, mid = 500, scale = 20; // px per µs
+  const W = 760,
+    rowH = 18,
+    left = 250,
+    mid = 500,
+    scale = 20; // px per µs
   const H = 40 + rows.length * rowH;
   const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
   const bars = rows.map((r, i) => {
