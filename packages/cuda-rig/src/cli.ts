@@ -7,6 +7,8 @@
  *   node dist/cli.js deepseek [--ranks 4] [--replays 200] [--json out.json]
  *   node dist/cli.js bench ...                                  same as `switchyard bench ...`
  *   node dist/cli.js faults | soak | cycles | abi-fuzz | fuzz ...   robustness (checks/commands.ts)
+ * `--help` lists every command and its flags (cliArgs.ts); an unknown command or flag, or a bad
+ * --layout, is refused with the usage (exit 2).
  * Prints a table last; exits 1 if any check failed. Reads SWITCHYARD_CUDA_RANKS_PER_GPU and the
  * runtime variables (cudaOptionsFromEnv) once, here, and passes them to every command it runs.
  */
@@ -18,13 +20,24 @@ import { runBaselineChecks } from "./checks/baselineRun.js";
 import { robustnessCommand } from "./checks/commands.js";
 import { baselineConfigs, checkConfigs } from "./checks/configs.js";
 import { deepSeekConfig, median, runGraphCheck, runTimeoutChecks } from "./checks/run.js";
+import { parseRigArgs, RIG_USAGE, RigUsageError } from "./cliArgs.js";
 import type { WorkerSetup } from "./launcher.js";
 import { backendOptionsFor, cudaOptionsFromEnv, workerSetupOf } from "./options.js";
 import { drainPool } from "./pool.js";
 
+/** The command line, read once (cliArgs.ts); a usage error ends the process before anything starts. */
+const parsed = (() => {
+  try {
+    return parseRigArgs(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof RigUsageError)) throw e;
+    console.error(`${e.message}\n\n${RIG_USAGE}`);
+    process.exit(2);
+  }
+})();
+
 function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
+  return parsed.help ? fallback : parsed.arg(name, fallback);
 }
 
 function describe(c: EpConfig): string {
@@ -137,10 +150,14 @@ async function main(): Promise<void> {
   // The one place this package reads the environment: ranks per GPU and the runtime options
   // every worker it launches (checks, bench, faults, soak, cycles, fuzz) is created with, passed
   // to each command below.
+  if (parsed.help) {
+    console.log(RIG_USAGE);
+    process.exit(0);
+  }
   const workers = workerSetupOf(cudaOptionsFromEnv(process.env));
-  const cmd = process.argv[2] ?? "checks";
+  const cmd = parsed.command;
   if (cmd === "bench") {
-    process.exit(await runBench(process.argv.slice(3), { workers }));
+    process.exit(await runBench(parsed.rest, { workers }));
   }
   const reason = await cudaUnavailableReason();
   if (reason !== null) {
@@ -150,7 +167,7 @@ async function main(): Promise<void> {
   const robustness = await robustnessCommand(cmd, arg, workers);
   if (robustness !== null) process.exit(robustness.ok ? 0 : 1);
   const ranks = Number(arg("ranks", cmd === "deepseek" ? "4" : "2"));
-  const layout = arg("layout", "masked") === "contiguous" ? "contiguous" : "masked";
+  const layout = arg("layout", "masked") === "contiguous" ? "contiguous" : "masked"; // refused otherwise by parseRigArgs
   const out =
     cmd === "deepseek"
       ? await deepseek(ranks, Number(arg("replays", "200")), workers)

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { parseRigArgs, RIG_COMMANDS, RIG_USAGE, RigUsageError } from "../src/cliArgs.js";
+
+describe("the rig's command line", () => {
+  it("reads a command's flags and falls back where one is not given", () => {
+    const a = parseRigArgs(["faults", "--ranks", "2", "--layouts", "contiguous"]);
+    if (a.help) throw new Error("help");
+    expect(a.command).toBe("faults");
+    expect(a.arg("ranks", "9")).toBe("2");
+    expect(a.arg("layouts", "masked,contiguous")).toBe("contiguous");
+    expect(a.arg("timeout-ms", "1000")).toBe("1000");
+  });
+
+  it("runs checks when no command is given", () => {
+    const a = parseRigArgs(["--layout", "contiguous"]);
+    expect(a).toMatchObject({ help: false, command: "checks" });
+    if (!a.help) expect(a.arg("layout", "masked")).toBe("contiguous");
+    expect(parseRigArgs([])).toMatchObject({ help: false, command: "checks" });
+  });
+
+  it("refuses an unknown command, an unknown flag, a flag without a value and a mistyped layout", () => {
+    expect(() => parseRigArgs(["chekcs"])).toThrow(RigUsageError);
+    expect(() => parseRigArgs(["chekcs"])).toThrow(/unknown command "chekcs": one of checks, baseline/);
+    expect(() => parseRigArgs(["soak", "--stepz", "5"])).toThrow(/soak: .*stepz.*its flags: --steps/);
+    expect(() => parseRigArgs(["checks", "--ranks"])).toThrow(RigUsageError);
+    expect(() => parseRigArgs(["checks", "--layout", "contigous"])).toThrow(
+      /--layout contigous: masked or contiguous/,
+    );
+    expect(() => parseRigArgs(["checks", "extra"])).toThrow(RigUsageError);
+  });
+
+  it("--help asks for the usage, which lists every command; bench keeps its own --help", () => {
+    expect(parseRigArgs(["--help"])).toEqual({ help: true });
+    expect(parseRigArgs(["soak", "-h"])).toEqual({ help: true });
+    for (const name of Object.keys(RIG_COMMANDS)) expect(RIG_USAGE).toContain(`  ${name}`);
+    const b = parseRigArgs(["bench", "--help", "--ranks", "2"]);
+    expect(b).toMatchObject({ help: false, command: "bench", rest: ["--help", "--ranks", "2"] });
+  });
+});
