@@ -9,6 +9,21 @@ export { type BenchHooks, type BenchIo, type RunBenchOptions, runBench } from ".
 export { renderSvg } from "./bench/svg.js";
 export { type LaunchOptions, WorkerGroup, type WorkerSetup } from "./launcher.js";
 export {
+  type Design,
+  deepseekConfig,
+  type LayoutConstants,
+  type Machine,
+  type ModelConfig,
+  type ModelLayout,
+  type Prediction,
+  predict,
+  type Traffic,
+  traffic,
+} from "./model/costModel.js";
+export { type FittedConstants, fit2gpu, fitResiduals, MEASURED_2GPU } from "./model/fit.js";
+export { MULTI_HOST_MACHINE, report as costModelReport } from "./model/report.js";
+export { expectedDistinctGroups, hitProbability } from "./model/routing.js";
+export {
   backendOptionsFor,
   CUDA_VARIANTS,
   type CudaBackendOptions,
