@@ -1,4 +1,11 @@
-import { type Capabilities, DTYPES, describeValue, LAYOUTS, SwitchyardError } from "@switchyard/core";
+import {
+  type Capabilities,
+  DTYPES,
+  describeValue,
+  LAYOUTS,
+  SCALE_FORMATS,
+  SwitchyardError,
+} from "@switchyard/core";
 
 /** One field of a backend's `capabilities` that is missing or holds a value the suite cannot use. */
 export interface CapabilityProblem {
@@ -57,6 +64,7 @@ const FIELDS: readonly { field: keyof Capabilities; rule: Rule; optional?: boole
   { field: "dpGroups", rule: flag },
   { field: "deterministicRowOrder", rule: flag },
   { field: "stats", rule: flag, optional: true },
+  { field: "scaleFormats", rule: list(SCALE_FORMATS), optional: true },
 ];
 
 /**

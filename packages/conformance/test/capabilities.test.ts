@@ -6,7 +6,10 @@ import {
   UnsupportedError,
   validateConfig,
 } from "@switchyard/core";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { configArb } from "../src/generators/config.js";
+import { configSpace, type SpaceWants } from "../src/generators/space.js";
 import { CapabilitiesError, runConformance, validateCapabilities } from "../src/index.js";
 import { describeConformance } from "../src/vitest.js";
 
@@ -61,6 +64,7 @@ describe("capability gating", () => {
         "config/fp8-hidden",
         "dispatch/fp8/input",
         "dispatch/fp8/quantize",
+        "dispatch/fp8/scale-formats",
         "dispatch/layout/contiguous",
         "dispatch/row-order",
         "dp/group-output",
@@ -82,6 +86,40 @@ describe("capability gating", () => {
     expect(report.results.every((r) => r.status === "skip" && r.reason?.includes("no device here"))).toBe(
       true,
     );
+  });
+});
+
+describe("scale formats by capability", () => {
+  const fp8Caps: Capabilities = { ...referenceBackend.capabilities, scaleFormats: undefined };
+  const draw = (c: Capabilities, wants: SpaceWants = {}) => {
+    const made = configSpace(c, false, wants);
+    if (!("space" in made)) return made.reason;
+    const configs = fc.sample(configArb(made.space), { numRuns: 300, seed: 5 });
+    return [
+      ...new Set(configs.map((x) => (x.dispatchDtype === "fp8-e4m3" ? String(x.scaleFormat) : "bf16"))),
+    ].sort();
+  };
+
+  it("gives a backend that declares no scaleFormats configs without the field", () => {
+    expect(draw(fp8Caps)).toEqual(["bf16", "undefined"]);
+    expect(draw({ ...fp8Caps, scaleFormats: ["pow2"] })).toEqual(["bf16", "undefined"]);
+    expect(draw(fp8Caps, { scaleFormats: ["amax", "ue8m0"] })).toMatch(
+      /declares no amax or ue8m0 scale format/,
+    );
+  });
+
+  it("draws the declared formats, and leaves the field out too", () => {
+    expect(draw({ ...fp8Caps, scaleFormats: ["pow2", "ue8m0"] })).toEqual([
+      "bf16",
+      "pow2",
+      "ue8m0",
+      "undefined",
+    ]);
+    expect(draw(referenceBackend.capabilities, { scaleFormats: ["amax", "ue8m0"] })).toEqual([
+      "amax",
+      "bf16",
+      "ue8m0",
+    ]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { SCALE_FORMATS, type ScaleFormat } from "./codec/scaleFormat.js";
 import { DTYPES, type Dtype, FP8_BLOCK } from "./dtype.js";
 import { ConfigError } from "./errors.js";
 
@@ -22,6 +23,9 @@ export const MAX_SIGNAL_COUNT = (1 << 21) - 2;
  * - `dispatchDtype`: dtype delivered to the experts; bf16 input with fp8 dispatch is quantised on the way.
  * - `layout`: `masked` (low latency, fixed per-(expert, source) regions) or `contiguous` (compact, padded).
  * - `expertAlignment`: contiguous layout pads each expert's block to a multiple of this many rows.
+ * - `scaleFormat` (fp8-e4m3 dispatch only; left out means `pow2`): how quantise-on-dispatch computes
+ *   and stores the block scales, `pow2`, `amax` or `ue8m0` (codec/scaleFormat.ts, docs/protocol.md).
+ *   With fp8 input it names the format of the caller's scales (ue8m0: powers of two).
  */
 export interface EpConfig {
   ranks: number;
@@ -34,6 +38,7 @@ export interface EpConfig {
   dispatchDtype: Dtype;
   layout: LayoutKind;
   expertAlignment: number;
+  scaleFormat?: ScaleFormat;
 }
 
 /** Defaults for the optional fields of `defineConfig`. */
@@ -111,6 +116,7 @@ export function validateConfig(config: EpConfig): void {
       `must be a multiple of ${FP8_BLOCK} (the fp8 scale block) for fp8`,
     );
   }
+  if (config.scaleFormat !== undefined) checkScaleFormat(config);
   if (!LAYOUTS.includes(config.layout)) {
     throw new ConfigError("layout", config.layout, `must be one of ${LAYOUTS.join(", ")}`);
   }
@@ -125,6 +131,7 @@ export function validateConfig(config: EpConfig): void {
     "dispatchDtype",
     "layout",
     "expertAlignment",
+    "scaleFormat",
   ]);
   for (const key of Object.keys(config)) {
     if (!known.has(key))
@@ -133,6 +140,23 @@ export function validateConfig(config: EpConfig): void {
         (config as unknown as Record<string, unknown>)[key],
         "is not a config field",
       );
+  }
+}
+
+function checkScaleFormat(config: EpConfig): void {
+  if (!SCALE_FORMATS.includes(config.scaleFormat as ScaleFormat)) {
+    throw new ConfigError(
+      "scaleFormat",
+      config.scaleFormat,
+      `must be one of ${SCALE_FORMATS.join(", ")} (or left out for pow2)`,
+    );
+  }
+  if (config.dispatchDtype !== "fp8-e4m3") {
+    throw new ConfigError(
+      "scaleFormat",
+      config.scaleFormat,
+      `applies only to fp8-e4m3 dispatch, and dispatchDtype is ${config.dispatchDtype}: leave scaleFormat out, or set dispatchDtype to fp8-e4m3`,
+    );
   }
 }
 

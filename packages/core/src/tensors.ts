@@ -1,3 +1,5 @@
+import { scaleFormatOf } from "./codec/scaleFormat.js";
+import { ue8m0Byte } from "./codec/ue8m0.js";
 import { type EpConfig, scalesPerRow } from "./config.js";
 import { InputError } from "./errors.js";
 
@@ -55,7 +57,8 @@ function expectArray(rank: number, name: string, value: unknown, ctor: { name: s
 /**
  * Refuses a bad rank input with an `InputError` naming the tensor and the position. Nothing is
  * modified. Checks types, lengths, T <= maxTokensPerRank, expert ids in [-1, experts) and no
- * expert repeated within a token, finite weights, fp8 scales present exactly when needed.
+ * expert repeated within a token, finite weights, fp8 scales present exactly when needed (and
+ * powers of two that have a UE8M0 byte when the config's scaleFormat is ue8m0).
  */
 export function validateRankInput(config: EpConfig, rank: number, input: RankInput): number {
   validateRank(config, rank);
@@ -95,6 +98,7 @@ export function validateRankInput(config: EpConfig, rank: number, input: RankInp
     expectArray(rank, "scales", input.scales, Float32Array, "fp32 block scales [T, hidden/128]");
     if (input.scales.length !== T * S)
       throw new InputError(rank, "scales", `length ${input.scales.length}, expected ${T * S}`);
+    if (scaleFormatOf(config) === "ue8m0") checkUe8m0Scales(rank, input.scales, S);
   } else if (input.scales !== undefined) {
     throw new InputError(
       rank,
@@ -144,4 +148,16 @@ export function validateExpertOut(rank: number, rows: number, hidden: number, ou
     );
   }
   return o;
+}
+
+/** ue8m0 fp8 input: every scale must be 2^k, k in [-127, 127], so that it has a UE8M0 byte. */
+function checkUe8m0Scales(rank: number, scales: Float32Array, S: number): void {
+  for (let i = 0; i < scales.length; i++) {
+    if (ue8m0Byte(scales[i]) < 0)
+      throw new InputError(
+        rank,
+        "scales",
+        `[${Math.floor(i / S)}][${i % S}] = ${scales[i]} is not 2^k for an integer k in [-127, 127], as the ue8m0 scale format needs; pass power-of-two scales or set scaleFormat to "pow2" or "amax"`,
+      );
+  }
 }

@@ -11,7 +11,9 @@ import {
 } from "@switchyard/core";
 import {
   CUDA_LAYOUTS,
+  CUDA_SCALE_FORMATS,
   checkLayout,
+  checkScaleFormat,
   endpointLayout,
   loadNative,
   outputModeFor,
@@ -26,7 +28,8 @@ import { CudaSession } from "./session.js";
  * quantised in dispatch send), DP groups, deterministic row order, per-peer step counters with
  * the kernels' wait times (`stats`); one process per rank, one rank per GPU unless several were
  * asked for (option `ranksPerGpu`), so at most visible GPUs times that many ranks (`maxRanks`,
- * default one rank per visible GPU). topK at most 32 (a token's slots are one warp's lanes).
+ * default one rank per visible GPU). topK at most 32 (a token's slots are one warp's lanes). fp8
+ * block scales in the pow2 format only (`scaleFormats`; other formats are refused before anything starts).
  * The contiguous layout and the stats were gated behind environment switches until device runs
  * proved them (results/2026-11-21-v1, results/2026-11-21-v3).
  */
@@ -42,6 +45,7 @@ export function cudaCapabilities(maxRanks = visibleGpuCount()): Capabilities {
     dpGroups: true,
     deterministicRowOrder: true,
     stats: true,
+    scaleFormats: CUDA_SCALE_FORMATS,
   } as const);
 }
 
@@ -79,6 +83,7 @@ export function cudaBackend(options: CudaBackendOptions = {}, name = "cuda"): Ba
     async createSession(config: EpConfig, sessionOptions: SessionOptions = {}): Promise<Session> {
       validateConfig(config);
       checkLayout(config.layout);
+      checkScaleFormat(config);
       const output = outputModeFor(config, config.layout === "contiguous" ? options.output : undefined);
       const reason = await cudaUnavailableReason();
       if (reason !== null) throw new BackendUnavailableError(name, reason);

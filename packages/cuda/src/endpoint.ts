@@ -22,6 +22,7 @@ import type { NativeAddon, NativeEndpoint } from "./native/types.js";
 import { type OutputMode, outputModeFor } from "./output.js";
 import { packParams } from "./params.js";
 import type { CudaRuntime } from "./runtime.js";
+import { checkScaleFormat } from "./scaleFormats.js";
 
 /** A device address with its size in bytes where known (a DeviceTensor, a region, or a raw pointer). */
 export interface DeviceRef {
@@ -141,6 +142,7 @@ export class RankEndpoint {
   ): RankEndpoint {
     validateConfig(config);
     checkLayout(config.layout);
+    checkScaleFormat(config);
     if (config.ranks !== runtime.ranks) {
       throw new InputError(
         runtime.rank,

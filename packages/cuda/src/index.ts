@@ -53,4 +53,5 @@ export {
 } from "./rendezvous.js";
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
 export { runtimeOptionsFromEnv } from "./runtimeEnv.js";
+export { CUDA_SCALE_FORMATS, checkScaleFormat } from "./scaleFormats.js";
 export { DeviceTensor } from "./tensor.js";

@@ -154,6 +154,28 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     expect(e).toMatchObject({ rank: 1, phase: "combineSend" });
   });
 
+  it("create refuses the amax and ue8m0 scale formats before the native endpoint is made", () => {
+    const made: string[] = [];
+    const addon = {
+      Endpoint: function Endpoint() {
+        made.push("endpoint");
+        return fake().native;
+      },
+    } as unknown as NativeAddon;
+    const runtime = { addon, native: {}, rank: 0, ranks: 2 } as unknown as CudaRuntime;
+    for (const scaleFormat of ["amax", "ue8m0"] as const) {
+      const c = defineConfig({ ...config, hidden: 128, dispatchDtype: "fp8-e4m3", scaleFormat });
+      expect(() => RankEndpoint.create(runtime, c)).toThrow(UnsupportedError);
+      expect(() => RankEndpoint.create(runtime, c)).toThrow(/scaleFormat "\w+" .* leave scaleFormat out/);
+    }
+    expect(made).toEqual([]);
+    RankEndpoint.create(
+      runtime,
+      defineConfig({ ...config, hidden: 128, dispatchDtype: "fp8-e4m3", scaleFormat: "pow2" }),
+    );
+    expect(made).toEqual(["endpoint"]);
+  });
+
   it("create accepts the contiguous layout and hands the native side its layout", () => {
     const { native } = fake();
     const made: bigint[] = [];

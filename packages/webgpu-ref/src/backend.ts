@@ -1,5 +1,6 @@
 import type { Backend, Capabilities, EpConfig } from "@switchyard/core";
 import { deviceUnavailableReason } from "./device.js";
+import { WEBGPU_SCALE_FORMATS } from "./scaleFormats.js";
 import { WebGpuSession, type WebGpuSessionOptions } from "./session.js";
 
 /**
@@ -18,6 +19,7 @@ const capabilities: Capabilities = Object.freeze({
   dpGroups: true,
   deterministicRowOrder: true,
   stats: true,
+  scaleFormats: WEBGPU_SCALE_FORMATS,
 });
 
 /** The protocol's stages as WGSL compute shaders, all ranks simulated on one WebGPU device (Dawn). */

@@ -20,6 +20,7 @@ import {
 import { acquireDevice } from "./device.js";
 import { planSession, type SessionPlan } from "./plan.js";
 import { Resources } from "./resources.js";
+import { checkScaleFormat } from "./scaleFormats.js";
 import { kernelsFor } from "./shaders.js";
 import { combineRecv } from "./stages/combineRecv.js";
 import { combineSend } from "./stages/combineSend.js";
@@ -80,6 +81,7 @@ export class WebGpuSession implements Session {
 
   static async create(config: EpConfig, options: WebGpuSessionOptions = {}): Promise<WebGpuSession> {
     validateConfig(config);
+    checkScaleFormat(config);
     const frozen = Object.freeze({ ...config });
     const handle = await acquireDevice();
     const limits = handle.device.limits;

@@ -15,6 +15,7 @@ export const CONFIG_FIELDS = [
   "dispatchDtype",
   "layout",
   "expertAlignment",
+  "scaleFormat",
 ] as const;
 
 /** The documented defaults of the optional fields. */
@@ -28,6 +29,7 @@ export const DOCUMENTED_DEFAULTS = {
 
 const DTYPES = ["bf16", "fp8-e4m3"];
 const LAYOUTS = ["masked", "contiguous"];
+const SCALE_FORMATS = ["pow2", "amax", "ue8m0"];
 
 function isInt(v: unknown, max: number): v is number {
   return typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= max;
@@ -62,6 +64,11 @@ export function configProblems(c: Record<string, unknown>): Set<string> {
   if (outOk && hiddenOk && c.dispatchDtype === "fp8-e4m3" && (c.hidden as number) % 128 !== 0)
     bad.add("hidden");
   if (!LAYOUTS.includes(c.layout as string)) bad.add("layout");
+  // scaleFormat: optional; one of the formats, and only with fp8-e4m3 dispatch.
+  if (c.scaleFormat !== undefined) {
+    if (!SCALE_FORMATS.includes(c.scaleFormat as string)) bad.add("scaleFormat");
+    else if (outOk && c.dispatchDtype !== "fp8-e4m3") bad.add("scaleFormat");
+  }
   for (const key of Object.keys(c)) if (!(CONFIG_FIELDS as readonly string[]).includes(key)) bad.add(key);
   return bad;
 }

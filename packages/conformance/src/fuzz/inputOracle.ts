@@ -5,7 +5,8 @@ import type { EpConfig } from "@switchyard/core";
  * is an integer in [0, ranks); x is Uint16Array (bf16) or Uint8Array (fp8) of T*hidden; topkIdx
  * Int32Array of T*topK with T <= maxTokensPerRank; topkWeights Float32Array of T*topK, all finite;
  * ids in [-1, experts), none twice in a token; fp8 input has Float32Array scales of T*hidden/128,
- * bf16 input none. Returns the tensors at fault, by the names `InputError.what` uses ("rank",
+ * bf16 input none, and with scaleFormat ue8m0 every scale is 2^k for an integer k in [-127, 127].
+ * Returns the tensors at fault, by the names `InputError.what` uses ("rank",
  * "input", "x", "scales", "topkIdx", "topkWeights", "tokens"); empty when the call is valid.
  */
 export function inputProblems(config: EpConfig, rank: unknown, input: unknown): Set<string> {
@@ -39,6 +40,10 @@ export function inputProblems(config: EpConfig, rank: unknown, input: unknown): 
   if (w && w.length !== T * K) bad.add("topkWeights");
   if (xOk && (x as ArrayLike<number>).length !== T * H) bad.add("x");
   if (fp8 && scales instanceof Float32Array && scales.length !== (T * H) / 128) bad.add("scales");
+  if (fp8 && scales instanceof Float32Array && config.scaleFormat === "ue8m0") {
+    const powers = Array.from({ length: 255 }, (_, i) => 2 ** (i - 127));
+    if (!scales.every((s) => powers.includes(s))) bad.add("scales");
+  }
   for (let t = 0; t < T; t++) {
     for (let k = 0; k < K; k++) {
       const e = idx[t * K + k];

@@ -1,6 +1,7 @@
 import { FP8_BLOCK } from "@switchyard/core";
 import type { Rng } from "../harness/rng.js";
 import { fillEdgeBlock, fillFp8Edges, fillScaleEdges } from "./edges.js";
+import { fillFormatEdgeBlock } from "./formatEdges.js";
 
 /**
  * What token rows hold:
@@ -12,9 +13,11 @@ import { fillEdgeBlock, fillFp8Edges, fillScaleEdges } from "./edges.js";
  *   largest finite value; only for properties that compare bits (dispatch), not sums;
  * - edges: finite blocks whose largest magnitude sits on a boundary of the fp8 block-scale rule
  *   (exactly a power of two, exactly 448 * 2^s or one step off it, at the 2^-126 scale floor; see
- *   edges.ts), fp8 codes and scales at the formats' edges for fp8 input.
+ *   edges.ts), fp8 codes and scales at the formats' edges for fp8 input;
+ * - formats: blocks on the boundaries of every scale format (all zero, one huge value, under the
+ *   amax floor and at it, +-448, NaN and infinities, pow2's edges; formatEdges.ts); fp8 input as edges.
  */
-export type PayloadStyle = "normal" | "wide" | "special" | "edges";
+export type PayloadStyle = "normal" | "wide" | "special" | "edges" | "formats";
 
 const BF16_SPECIALS = [
   0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffff, 0x0001, 0x807f, 0x7f7f, 0xff7f,
@@ -40,6 +43,10 @@ export function fillBf16(n: number, style: PayloadStyle, rng: Rng): Uint16Array 
       fillEdgeBlock(out, b, end, rng);
       continue;
     }
+    if (style === "formats") {
+      fillFormatEdgeBlock(out, b, end, rng);
+      continue;
+    }
     if (rng.chance(0.05)) continue; // an all-zero block
     const centre = rng.pick([
       () => rng.int(-133, -118), // bf16 subnormals and the smallest normals
@@ -57,7 +64,7 @@ export function fillBf16(n: number, style: PayloadStyle, rng: Rng): Uint16Array 
 
 /** n fp8-e4m3 values (bits); only `special` includes the NaN codes 0x7f and 0xff. */
 export function fillFp8(n: number, style: PayloadStyle, rng: Rng): Uint8Array {
-  if (style === "edges") return fillFp8Edges(n, rng);
+  if (style === "edges" || style === "formats") return fillFp8Edges(n, rng);
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     let v = rng.int(0, 255);
@@ -67,9 +74,24 @@ export function fillFp8(n: number, style: PayloadStyle, rng: Rng): Uint8Array {
   return out;
 }
 
+/**
+ * n fp32 block scales for fp8 input of the ue8m0 format: powers of two 2^k, k in [-8, 8] for
+ * `normal`, in [-40, 40] for `wide` (sums stay finite), and for the bit-compared styles also a
+ * tenth at either end of [-127, 127].
+ */
+export function fillUe8m0Scales(n: number, style: PayloadStyle, rng: Rng): Float32Array {
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const extreme = style !== "normal" && style !== "wide" && rng.chance(0.1);
+    if (style === "normal") out[i] = 2 ** rng.int(-8, 8);
+    else out[i] = 2 ** (extreme ? rng.pick([-127, -126, 126, 127]) : rng.int(-40, 40));
+  }
+  return out;
+}
+
 /** n fp32 block scales for fp8 input: powers of two and arbitrary positive values; `special` adds 0, negatives, NaN, Inf. */
 export function fillScales(n: number, style: PayloadStyle, rng: Rng): Float32Array {
-  if (style === "edges") return fillScaleEdges(n, rng);
+  if (style === "edges" || style === "formats") return fillScaleEdges(n, rng);
   const out = new Float32Array(n);
   const spread = style === "normal" ? 8 : 40;
   for (let i = 0; i < n; i++) {

@@ -1,4 +1,4 @@
-import type { Capabilities, Dtype, LayoutKind } from "@switchyard/core";
+import type { Capabilities, Dtype, LayoutKind, ScaleFormat } from "@switchyard/core";
 
 /** An (input dtype, dispatch dtype) pair a config can use. */
 export interface DtypePair {
@@ -31,6 +31,11 @@ export interface ConfigSpace {
   /** "single": dpSize 1; "any": any divisor of ranks; "groups": dpSize > 1. */
   readonly dp: "single" | "any" | "groups";
   readonly alignments: readonly number[];
+  /**
+   * fp8 configs' `scaleFormat`, drawn with equal odds; null leaves it out (pow2). `[null]` for a
+   * backend that declares no `scaleFormats` beyond pow2: its configs then never carry the field.
+   */
+  readonly scaleFormats: readonly (ScaleFormat | null)[];
 }
 
 /** What a property asks of the space beyond the defaults. */
@@ -39,6 +44,8 @@ export interface SpaceWants {
   dtypes?: readonly DtypePair[];
   dp?: "single" | "any" | "groups";
   minRanks?: number;
+  /** Only these scale formats (default: left out, and every format the backend declares). */
+  scaleFormats?: readonly ScaleFormat[];
 }
 
 /** Sizes of the quick suite (CI) and of the deep one. */
@@ -88,6 +95,12 @@ export function configSpace(
   const maxRanks = Math.min(caps.maxRanks, size.ranks);
   if (maxRanks < minRanks) return { reason: `needs ${minRanks} ranks, backend allows ${caps.maxRanks}` };
   if (caps.maxTopK < 1) return { reason: "backend allows no topK" };
+  const declared = caps.scaleFormats ?? ["pow2"];
+  const scaleFormats = wants.scaleFormats
+    ? wants.scaleFormats.filter((f) => declared.includes(f))
+    : [null, ...declared.filter((f) => declared.length > 1 || f !== "pow2")];
+  if (scaleFormats.length === 0)
+    return { reason: `backend declares no ${wants.scaleFormats?.join(" or ")} scale format` };
   return {
     space: {
       minRanks,
@@ -103,6 +116,7 @@ export function configSpace(
       layouts,
       dp,
       alignments: [1, 2, 3, 4, 8, 16],
+      scaleFormats,
     },
   };
 }

@@ -31,6 +31,8 @@ export const ANY_PAYLOADS: readonly PayloadStyle[] = ["wide", "special"];
  * blocks on the block-scale rule's boundaries ("edges").
  */
 export const FP8_PAYLOADS: readonly PayloadStyle[] = ["wide", "special", "edges"];
+/** The scale-format property's styles: half of its steps on the formats' boundaries. */
+export const SCALE_FORMAT_PAYLOADS: readonly PayloadStyle[] = ["formats", "formats", "special", "edges"];
 
 /** A config from `space` and 1 or more steps for it. */
 export function worldArb(space: ConfigSpace, options: WorldOptions = {}): fc.Arbitrary<WorldCase> {

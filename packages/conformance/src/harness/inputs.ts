@@ -1,5 +1,5 @@
 import { dpGroups, type EpConfig, localExperts, type RankInput, scalesPerRow } from "@switchyard/core";
-import { fillBf16, fillFp8, fillScales } from "../generators/payload.js";
+import { fillBf16, fillFp8, fillScales, fillUe8m0Scales } from "../generators/payload.js";
 import { routeTokens } from "../generators/routing.js";
 import type { StepSpec } from "../generators/step.js";
 import { Rng } from "./rng.js";
@@ -19,7 +19,14 @@ export function makeInputs(config: EpConfig, step: StepSpec): RankInput[] {
     const rng = new Rng(spec.payloadSeed, 2);
     const fp8 = config.inputDtype === "fp8-e4m3";
     const x = fp8 ? fillFp8(T * H, step.payload, rng) : fillBf16(T * H, step.payload, rng);
-    const scales = fp8 ? fillScales(T * scalesPerRow(config, "fp8-e4m3"), step.payload, rng) : undefined;
+    const S = T * scalesPerRow(config, "fp8-e4m3");
+    // ue8m0 fp8 input must carry powers of two (core's validateRankInput).
+    const ue8m0 = config.scaleFormat === "ue8m0";
+    const scales = fp8
+      ? ue8m0
+        ? fillUe8m0Scales(S, step.payload, rng)
+        : fillScales(S, step.payload, rng)
+      : undefined;
     for (let i = 0; i < config.dpSize; i++) {
       inputs.push({
         x: x.slice(),

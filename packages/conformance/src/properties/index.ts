@@ -8,7 +8,7 @@ import { combineRepeatable } from "./combineRepeatable.js";
 import { combineSlotOrder } from "./combineSlotOrder.js";
 import { combineZeroSign } from "./combineZeroSign.js";
 import { destroyed } from "./destroyed.js";
-import { dispatchFp8Input, dispatchFp8Quantize } from "./dispatchFp8.js";
+import { dispatchFp8Input, dispatchFp8Quantize, dispatchFp8ScaleFormats } from "./dispatchFp8.js";
 import { dispatchLayoutContiguous, dispatchLayoutMasked } from "./dispatchLayout.js";
 import { dispatchPayload } from "./dispatchPayload.js";
 import { dispatchRowOrder } from "./dispatchRowOrder.js";
@@ -32,6 +32,7 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   dispatchRowOrder,
   dispatchFp8Quantize,
   dispatchFp8Input,
+  dispatchFp8ScaleFormats,
   combineAccuracy,
   combineExactOrder,
   combineSlotOrder,

@@ -1,3 +1,4 @@
+import type { ScaleFormat } from "../codec/scaleFormat.js";
 import type { EpConfig, LayoutKind } from "../config.js";
 import type { Dtype } from "../dtype.js";
 import type { Layout } from "../layout/layout.js";
@@ -21,6 +22,11 @@ export interface Capabilities {
   deterministicRowOrder: boolean;
   /** Sessions implement `stats(rank)` (per-peer counters); the suite checks them (`session/stats`). */
   stats?: boolean;
+  /**
+   * fp8 scale formats (`EpConfig.scaleFormat`) the backend quantises and accepts; left out means
+   * `["pow2"]` only. A config with a format not listed is refused with `UnsupportedError`.
+   */
+  scaleFormats?: readonly ScaleFormat[];
 }
 
 export interface SessionOptions {

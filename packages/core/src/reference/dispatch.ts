@@ -1,4 +1,5 @@
 import { quantizeRows } from "../codec/blockScale.js";
+import { scaleFormatOf } from "../codec/scaleFormat.js";
 import { type EpConfig, scalesPerRow } from "../config.js";
 import { blockPlacement } from "../placement.js";
 import { ownerOf } from "../rows.js";
@@ -18,14 +19,14 @@ export interface ReferenceRow {
 /** `rows[rank][localExpert]`: the rows each local expert receives, ordered by (srcRank, srcToken). */
 export type ReferenceDispatch = ReferenceRow[][][];
 
-/** The payload a rank sends, in the dispatch dtype: passthrough, or quantised to fp8 with core's codec. */
+/** The payload a rank sends, in the dispatch dtype: passthrough, or quantised to fp8 with core's codec in the config's scale format. */
 export function dispatchPayload(
   config: EpConfig,
   input: RankInput,
 ): { x: Uint16Array | Uint8Array; scales: Float32Array | null } {
   if (config.dispatchDtype === "bf16") return { x: input.x, scales: null };
   if (config.inputDtype === "fp8-e4m3") return { x: input.x, scales: input.scales ?? null };
-  const { q, scales } = quantizeRows(input.x as Uint16Array, config.hidden);
+  const { q, scales } = quantizeRows(input.x as Uint16Array, config.hidden, scaleFormatOf(config));
   return { x: q, scales };
 }
 

@@ -13,6 +13,7 @@ const capabilities: Capabilities = Object.freeze({
   dpGroups: true,
   deterministicRowOrder: true,
   stats: true,
+  scaleFormats: Object.freeze(["pow2", "amax", "ue8m0"] as const),
 } as const);
 
 /** The protocol simulated in TypeScript over ArrayBuffer heaps. Always available. */
