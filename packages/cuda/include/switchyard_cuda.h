@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "switchyard_contract.h"
 #include "switchyard_export.h"
 
 #ifdef __cplusplus
@@ -48,28 +49,16 @@ extern "C" {
 #endif
 
 #define SY_UNIQUE_ID_BYTES 128
-#define SY_PARAM_COUNT 37
-
-typedef enum sy_status {
-  SY_OK = 0,
-  SY_ERR_INVALID_ARGUMENT = 1, /* a null handle, a wrong size or count, a misaligned pointer, a bad topk_idx entry */
-  SY_ERR_CUDA = 2,             /* a CUDA runtime call failed */
-  SY_ERR_NVSHMEM = 3,          /* NVSHMEM could not initialise or allocate */
-  SY_ERR_TIMEOUT = 4,          /* a receive stage waited past its timeout: see sy_error_info */
-  SY_ERR_PROTOCOL = 5,         /* a receive stage found a broken signal: see sy_error_info */
-  SY_ERR_UNSUPPORTED = 6,      /* the layout or config is not supported by this build */
-  SY_ERR_STATE = 7,            /* the object is in the wrong state (destroyed, not initialised) */
-  SY_ERR_INTERNAL = 8,
-  SY_ERR_NCCL = 9,             /* an NCCL call failed (the bench's baseline) */
-  SY_ERR_PHASE = 10            /* a phase called out of order (receive before send, combine before dispatch) */
-} sy_status;
+/* SY_PARAM_COUNT, sy_status (SY_OK = 0, SY_ERR_*) and the codes of sy_error_info (sy_stage,
+ * sy_error_code, sy_record_fault) are in switchyard_contract.h, generated from core's contract. */
 
 typedef struct sy_runtime sy_runtime;   /* one per process: NVSHMEM on one GPU */
 typedef struct sy_endpoint sy_endpoint; /* one rank's buffers for one config */
 typedef struct sy_nccl sy_nccl;         /* one per process: the NCCL communicator of the bench's baseline */
 typedef struct sy_baseline sy_baseline; /* one rank's buffers of the NCCL baseline for one config */
 
-/* What a stage kernel recorded. stage: 1 dispatch recv, 2 combine recv, 3 dispatch send (the
+/* Its fields' values are sy_stage, sy_error_code and sy_record_fault (switchyard_contract.h).
+ * What a stage kernel recorded. stage: 1 dispatch recv, 2 combine recv, 3 dispatch send (the
  * contiguous layout's wait for every rank's counts). code: 1 timeout, 2 count too large, 3 stale or
  * foreign epoch, 4 partials announced != tokens routed (combine recv: by expert rank `peer`,
  * detail0 announced, detail1 expected), 5 aborted (the endpoint was destroyed mid-step), 6 a bad

@@ -16,39 +16,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "switchyard_cuda.h" /* sy_status, SY_API */
+#include "switchyard_cuda.h" /* sy_status, SY_API, switchyard_contract.h */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Element types on the wire (core's Dtype). */
-typedef enum sy_dtype { SY_DTYPE_BF16 = 0, SY_DTYPE_FP8_E4M3 = 1 } sy_dtype;
-/* Layouts (core's LayoutKind): masked (low latency) and contiguous (high throughput). */
-typedef enum sy_layout_kind { SY_LAYOUT_MASKED = 0, SY_LAYOUT_CONTIGUOUS = 1 } sy_layout_kind;
-/* Element types of regions (core's RegionDtype). */
-typedef enum sy_region_dtype {
-  SY_REGION_U32 = 0,
-  SY_REGION_I32 = 1,
-  SY_REGION_F32 = 2,
-  SY_REGION_BF16 = 3,
-  SY_REGION_FP8_E4M3 = 4
-} sy_region_dtype;
-
-/* Regions in the fixed order of the parameter block (core's REGION_NAMES). */
-typedef enum sy_region_index {
-  SY_REGION_DISPATCH_SIGNAL = 0,
-  SY_REGION_DISPATCH_X,
-  SY_REGION_DISPATCH_SCALES,
-  SY_REGION_DISPATCH_ROUTES,
-  SY_REGION_COUNT_SIGNAL,
-  SY_REGION_COMBINE_SIGNAL,
-  SY_REGION_COMBINE_X,
-  SY_REGION_RECV_X,
-  SY_REGION_RECV_SCALES,
-  SY_REGION_RECV_META,
-  SY_REGION_COUNT
-} sy_region_index;
+/* sy_dtype, sy_layout_kind, sy_region_dtype and sy_region_index (SY_REGION_COUNT) are in
+ * switchyard_contract.h, generated from core's contract. */
 
 #define SY_LAYOUT_MAX_DIMS 4
 #define SY_LAYOUT_MAX_PARAMS 64

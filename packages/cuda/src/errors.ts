@@ -1,9 +1,15 @@
 import {
+  codeNamed,
+  codeOf,
+  DEVICE_ERROR_CODES,
   DestroyedError,
   InputError,
+  NO_PEER,
   PhaseError,
   ProtocolError,
   REGION_NAMES,
+  STAGE_CODES,
+  type StatusName,
   SwitchyardError,
   TimeoutError,
   UnsupportedError,
@@ -22,11 +28,10 @@ export class NativeError extends SwitchyardError {
   }
 }
 
-export const STAGE_NAMES: Record<number, string> = {
-  1: "dispatch recv",
-  2: "combine recv",
-  3: "dispatch send",
-};
+/** sy_error_info.stage -> the stage in messages ("dispatch recv"), from core's contract. */
+export const STAGE_NAMES: Readonly<Record<number, string>> = Object.freeze(
+  Object.fromEntries(STAGE_CODES.map((s) => [s.value, s.label])),
+);
 
 /** What the addon throws: an Error with the C ABI status name and, for receive stages, `info`. */
 export interface NativeThrown {
@@ -48,8 +53,8 @@ function phaseOf(message: string): string {
   return (m && ABI_PHASES[m[1]]) ?? "phase";
 }
 
-/** sy_error_info.code of a bad topkIdx entry found on the device (kernels/topk_check.cuh). */
-export const BAD_INPUT_CODE = 7;
+/** sy_error_info.code of a bad topkIdx entry found on the device (kernels/topk_check.cuh), from core's contract. */
+export const BAD_INPUT_CODE = codeNamed(DEVICE_ERROR_CODES, "badInput", "DEVICE_ERROR_CODES").value;
 
 /**
  * The InputError of a bad topkIdx entry found on the device, in core's words for the same entry:
@@ -64,7 +69,7 @@ export function badInputError(rank: number, info: NativeErrorInfo, experts?: num
     earlier === 0
       ? `[${info.detail0}][${slot}] = ${value} is outside [-1, ${experts ?? "experts"})`
       : `[${info.detail0}] names expert ${value} twice (slots ${earlier - 1} and ${slot})`;
-  const stage = STAGE_NAMES[info.stage] ?? "send";
+  const stage = codeOf(STAGE_CODES, info.stage)?.label ?? "send";
   return new InputError(rank, "topkIdx", `${what} (found by ${stage} on the device; the step is lost)`);
 }
 
@@ -78,7 +83,8 @@ export function mapNativeError(e: unknown, rank: number, timeoutMs: number, expe
   if (e instanceof SwitchyardError) return e;
   const t = (e ?? {}) as NativeThrown;
   const message = String(t.message ?? e);
-  const code = t.code ?? "SY_ERR_INTERNAL";
+  // The C ABI's status name (core's STATUS_CODES labels); one this package does not know maps to NativeError.
+  const code = (t.code ?? "SY_ERR_INTERNAL") as StatusName;
   const info = t.info;
   switch (code) {
     case "SY_ERR_TIMEOUT":
@@ -86,7 +92,7 @@ export function mapNativeError(e: unknown, rank: number, timeoutMs: number, expe
     case "SY_ERR_PROTOCOL": {
       const region = info ? (REGION_NAMES[info.region] ?? "?") : "?";
       const detail = message.replace(/^rank \d+, [^,]+, region [^:]+: /, "");
-      const peer = info && info.peer !== 0xffffffff ? info.peer : undefined;
+      const peer = info && info.peer !== NO_PEER ? info.peer : undefined;
       return new ProtocolError(rank, STAGE_NAMES[info?.stage ?? 0] ?? "receive", region, detail, peer);
     }
     case "SY_ERR_INVALID_ARGUMENT":

@@ -20,12 +20,20 @@ describe("parameter block", () => {
     expect(Array.from(packed, Number)).toEqual(layoutParams(layout));
   });
 
-  it("the kernels' compiled order (params.cuh) is core's PARAM_NAMES", () => {
+  it("the kernels' compiled order (params.cuh, from switchyard_contract.h) is core's PARAM_NAMES", () => {
     const src = readFileSync(new URL("../src/native/kernels/params.cuh", import.meta.url), "utf8");
-    const body = src.slice(src.indexOf("kParamNames ="), src.indexOf(";", src.indexOf("kParamNames =")));
+    expect(src).toContain("kParamNames = SY_CONTRACT_PARAM_NAMES;");
+    expect(src).toContain("SY_CONTRACT_SCALAR_PARAMS(SY_PARAMS_ENUMERATOR)");
+    const h = readFileSync(new URL("../include/switchyard_contract.h", import.meta.url), "utf8");
+    const from = h.indexOf("#define SY_CONTRACT_PARAM_NAMES");
+    const body = h.slice(from, h.indexOf("\n\n", from));
     const names = [...body.matchAll(/"([^"]*)"/g)].map((m) => m[1]).join("");
     expect(names.split(",")).toEqual([...PARAM_NAMES]);
-    const count = (src.match(/^\s+P_[A-Z_0-9]+( = 0)?,$/gm) ?? []).length;
+    const scalars = h.slice(
+      h.indexOf("#define SY_CONTRACT_SCALAR_PARAMS"),
+      h.indexOf("#define SY_CONTRACT_REGION_DTYPES"),
+    );
+    const count = (scalars.match(/^\s+X\(\d+, /gm) ?? []).length;
     expect(count + 10 * 2).toBe(PARAM_NAMES.length);
   });
 });

@@ -13,8 +13,10 @@ import ctypes
 import os
 from pathlib import Path
 
+from ._contract import REGION_NAMES, STATUS_INTERNAL
+
 SY_UNIQUE_ID_BYTES = 128
-SY_REGION_COUNT = 10
+SY_REGION_COUNT = len(REGION_NAMES)
 SY_LAYOUT_MAX_DIMS = 4
 SY_LAYOUT_MAX_PARAMS = 64
 SY_LAYOUT_ERROR_BYTES = 256
@@ -157,7 +159,7 @@ def filled(struct_type, call: str, fill):
     past = [i for i in range(GUARD_BYTES) if buf[size + i] != _GUARD]
     if past:
         raise error_for(
-            8,
+            STATUS_INTERNAL,
             call,
             f"the library wrote at least {size + past[-1] + 1} bytes into a {size}-byte {struct_type.__name__}: "
             "this package's mirror of the C struct is out of date (install the package of the library's version)",

@@ -13,8 +13,9 @@ import ctypes
 from typing import NamedTuple
 
 from . import _abi
+from ._contract import REGION_NAMES
 from ._tensor import device_tensor, stream_handle_on
-from .errors import REGION_NAMES, InvalidArgumentError, SwitchyardError, error_for
+from .errors import InvalidArgumentError, SwitchyardError, error_for
 from .layout import Config, compute_layout
 from .runtime import Runtime
 

@@ -7,51 +7,16 @@ from __future__ import annotations
 
 import re
 
-# sy_status values and names (include/switchyard_cuda.h); the loaded library's sy_status_name is
-# checked against this table by the tests.
-STATUS_NAMES = {
-    0: "SY_OK",
-    1: "SY_ERR_INVALID_ARGUMENT",
-    2: "SY_ERR_CUDA",
-    3: "SY_ERR_NVSHMEM",
-    4: "SY_ERR_TIMEOUT",
-    5: "SY_ERR_PROTOCOL",
-    6: "SY_ERR_UNSUPPORTED",
-    7: "SY_ERR_STATE",
-    8: "SY_ERR_INTERNAL",
-    9: "SY_ERR_NCCL",
-    10: "SY_ERR_PHASE",
-}
-# sy_error_info.stage
-STAGES = {1: "dispatch recv", 2: "combine recv", 3: "dispatch send"}
-# sy_error_info.code
-CODES = {
-    1: "timeout",
-    2: "count too large",
-    3: "stale or foreign epoch",
-    4: "partials announced != tokens routed",
-    5: "aborted",
-    6: "bad route record",
-    7: "bad input",
-}
-# Code 7: a send kernel found a bad topk_idx entry before anything was sent (status
+from . import _contract
+from ._contract import CODE_BAD_INPUT, CODES, NO_PEER, REGION_NAMES, STAGES, STATUS_NAMES
+
+# The C ABI's tables, generated from core's contract (_contract.py): sy_status values and names
+# (the loaded library's sy_status_name is checked against them by the tests), sy_error_info's stage,
+# code and region (core's REGION_NAMES), and its peer when the error is not about one peer.
+# Code 7 (BAD_INPUT): a send kernel found a bad topk_idx entry before anything was sent (status
 # SY_ERR_INVALID_ARGUMENT). peer: the entry (an int32 as uint32); detail0: the token; detail1: the
 # slot in the low 16 bits and, for an expert repeated within the token, the earlier slot + 1 above.
-BAD_INPUT = 7
-# core's REGION_NAMES (sy_error_info.region indexes it); tests/test_errors.py checks it against the C layout.
-REGION_NAMES = (
-    "dispatchSignal",
-    "dispatchX",
-    "dispatchScales",
-    "dispatchRoutes",
-    "countSignal",
-    "combineSignal",
-    "combineX",
-    "recvX",
-    "recvScales",
-    "recvMeta",
-)
-NO_PEER = 0xFFFFFFFF
+BAD_INPUT = CODE_BAD_INPUT
 
 
 class SwitchyardError(Exception):
@@ -129,45 +94,45 @@ class InvalidArgumentError(SyError, ValueError):
     `slot`, `expert` (the entry) and `first_slot` (the earlier slot naming the same expert, or None
     when the entry is outside [-1, experts)); `peer` is None there."""
 
-    status = 1
+    status = _contract.STATUS_INVALID_ARGUMENT
 
 
 class CudaError(SyError):
-    status = 2
+    status = _contract.STATUS_CUDA
 
 
 class NvshmemError(SyError):
-    status = 3
+    status = _contract.STATUS_NVSHMEM
 
 
 class SyTimeoutError(SyError, TimeoutError):
     """A receive stage waited past its timeout: `peer` is the rank that never arrived, `stage` where."""
 
-    status = 4
+    status = _contract.STATUS_TIMEOUT
 
 
 class ProtocolError(SyError):
-    status = 5
+    status = _contract.STATUS_PROTOCOL
 
 
 class UnsupportedError(SyError):
-    status = 6
+    status = _contract.STATUS_UNSUPPORTED
 
 
 class StateError(SyError):
-    status = 7
+    status = _contract.STATUS_STATE
 
 
 class InternalError(SyError):
-    status = 8
+    status = _contract.STATUS_INTERNAL
 
 
 class NcclError(SyError):
-    status = 9
+    status = _contract.STATUS_NCCL
 
 
 class PhaseError(SyError):
-    status = 10
+    status = _contract.STATUS_PHASE
 
 
 ERROR_CLASSES = {

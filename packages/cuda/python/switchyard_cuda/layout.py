@@ -8,11 +8,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from . import _abi
+from ._contract import DTYPES, LAYOUTS, REGION_DTYPES  # sy_dtype, sy_layout_kind, sy_region_dtype
 from .errors import ConfigError
 
-DTYPES = {"bf16": 0, "fp8-e4m3": 1}
-LAYOUTS = {"masked": 0, "contiguous": 1}
-REGION_DTYPES = ("u32", "i32", "f32", "bf16", "fp8-e4m3")
 # Python name -> core's field name (messages and ConfigError.field use core's)
 FIELDS = {
     "ranks": "ranks",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 INCLUDE = Path(__file__).resolve().parents[2] / "include"
-HEADERS = ("switchyard_export.h", "switchyard_cuda.h", "switchyard_layout.h")
+HEADERS = ("switchyard_export.h", "switchyard_contract.h", "switchyard_cuda.h", "switchyard_layout.h")
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,10 @@ def enums() -> dict[str, list[str]]:
 
 
 def defines() -> list[str]:
-    """The SY_ constants (#define NAME value), not the export macro."""
-    return [n for n in re.findall(r"^#define (SY_\w+)[ \t]+\S", code(), flags=re.M) if n != "SY_API"]
+    """The SY_ constants (#define NAME value), not the export macro, the X-macro lists or the
+    string of parameter names (switchyard_contract.h's SY_CONTRACT_*: test_contract.py checks those)."""
+    found = re.findall(r"^#define (SY_\w+)[ \t]+\S", code(), flags=re.M)
+    return [n for n in found if n != "SY_API" and not n.startswith("SY_CONTRACT_")]
 
 
 def functions() -> dict[str, Function]:

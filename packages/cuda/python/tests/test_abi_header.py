@@ -8,7 +8,7 @@ import re
 import _cheader
 import pytest
 
-from switchyard_cuda import _abi, errors, layout, runtime
+from switchyard_cuda import _abi, _contract, errors, layout, runtime
 
 C = ctypes
 SCALARS = {
@@ -95,7 +95,17 @@ def test_enums_and_their_python_tables(probe):
     camel = {re.sub(r"_(\w)", lambda m: m.group(1).upper(), k.lower()): v for k, v in regions.items()}
     assert tuple(sorted(camel, key=camel.get)) == errors.REGION_NAMES
     assert sorted(camel.values()) == list(range(len(camel)))
+    for enum, prefix, table in (
+        ("sy_stage", "SY_STAGE_", "STAGE"),
+        ("sy_error_code", "SY_CODE_", "CODE"),
+        ("sy_record_fault", "SY_FAULT_", "FAULT"),
+    ):
+        values = _suffixes(probe, enum, prefix)
+        values.pop("NONE", None)
+        assert values == {k: getattr(_contract, f"{table}_{k}") for k in values}, enum
+        assert len(values) == len({"STAGE": errors.STAGES, "CODE": errors.CODES, "FAULT": _contract.RECORD_FAULTS}[table])
     checked = {"sy_status", "sy_transport", "sy_dtype", "sy_layout_kind", "sy_region_dtype", "sy_region_index"}
+    checked |= {"sy_stage", "sy_error_code", "sy_record_fault"}
     assert set(_cheader.enums()) == checked, "a new enum in the headers: give it a Python table and check it here"
 
 

@@ -29,17 +29,11 @@ const char* sy_param_names(void) { return sy::kParamNames; }
 
 const char* sy_status_name(int status) {
   switch (status) {
-    case SY_OK: return "SY_OK";
-    case SY_ERR_INVALID_ARGUMENT: return "SY_ERR_INVALID_ARGUMENT";
-    case SY_ERR_CUDA: return "SY_ERR_CUDA";
-    case SY_ERR_NVSHMEM: return "SY_ERR_NVSHMEM";
-    case SY_ERR_TIMEOUT: return "SY_ERR_TIMEOUT";
-    case SY_ERR_PROTOCOL: return "SY_ERR_PROTOCOL";
-    case SY_ERR_UNSUPPORTED: return "SY_ERR_UNSUPPORTED";
-    case SY_ERR_STATE: return "SY_ERR_STATE";
-    case SY_ERR_INTERNAL: return "SY_ERR_INTERNAL";
-    case SY_ERR_NCCL: return "SY_ERR_NCCL";
-    case SY_ERR_PHASE: return "SY_ERR_PHASE";
+#define SY_STATUS_CASE(value, name, meaning) \
+  case value:                                \
+    return #name;
+    SY_CONTRACT_STATUSES(SY_STATUS_CASE)
+#undef SY_STATUS_CASE
     default: return nullptr;
   }
 }

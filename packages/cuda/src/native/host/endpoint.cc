@@ -14,27 +14,32 @@
 
 namespace sy {
 
-const char* const kRegionNames[R_REGION_COUNT] = {"dispatchSignal", "dispatchX",     "dispatchScales", "dispatchRoutes",
-                                                  "countSignal",    "combineSignal", "combineX",       "recvX",
-                                                  "recvScales",     "recvMeta"};
+#define SY_NAME_OF(index, id, name) name,
+const char* const kRegionNames[R_REGION_COUNT] = {SY_CONTRACT_REGIONS(SY_NAME_OF)};
+#undef SY_NAME_OF
 
 namespace {
 
+// The words of stages and record faults in messages: switchyard_contract.h's labels.
+#define SY_LABEL_CASE(value, id, label, meaning) \
+  case value:                                    \
+    return label;
+
 const char* stageName(uint32_t stage) {
-  return stage == S_COMBINE_RECV ? "combine recv" : stage == S_DISPATCH_SEND ? "dispatch send" : "dispatch recv";
+  switch (stage) {
+    SY_CONTRACT_STAGES(SY_LABEL_CASE)
+    default: return "dispatch recv";  // any other value reads as the first stage, as it always has
+  }
 }
 
 const char* recordFault(uint32_t f) {
   switch (f) {
-    case F_TOKEN: return "its token is outside [0, maxTokensPerRank)";
-    case F_ENTRIES: return "its entry count is outside [1, min(topK, localExperts)]";
-    case F_EXPERT: return "an entry's local expert is outside [0, localExperts)";
-    case F_SLOT: return "an entry's slot is outside [0, topK)";
-    case F_INDEX: return "an entry's index is at or past its expert's announced count";
-    case F_TAKEN: return "an entry names an (expert, index) row a second time this step";
+    SY_CONTRACT_RECORD_FAULTS(SY_LABEL_CASE)
     default: return "unknown fault";
   }
 }
+
+#undef SY_LABEL_CASE
 
 void requireAlive(const sy_endpoint* ep, const char* call) {
   if (!ep->alive) SY_THROW(SY_ERR_STATE, call << ": the endpoint was destroyed");

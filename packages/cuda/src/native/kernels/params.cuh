@@ -7,59 +7,36 @@
 #include <cstdint>
 
 #include "contiguous.cuh"
+#include "switchyard_contract.h"
 
 namespace sy {
 
+// The enumerators below are built from switchyard_contract.h's lists, generated from core's
+// contract: P_<SCALAR>, R_<REGION>, E_<CODE>, F_<FAULT>, S_<STAGE> (values and order are core's).
+#define SY_PARAMS_ENUMERATOR(index, id, name) P_##id = index,
+#define SY_REGION_ENUMERATOR(index, id, name) R_##id = index,
+#define SY_CODE_ENUMERATOR(value, id, label, meaning) E_##id = value,
+#define SY_FAULT_ENUMERATOR(value, id, label, meaning) F_##id = value,
+#define SY_STAGE_ENUMERATOR(value, id, label, meaning) S_##id = value,
+
 /// Scalar fields, in core's SCALAR_PARAMS order (protocol version 2).
 enum ParamIndex : int {
-  P_RANKS = 0,
-  P_LOCAL_EXPERTS,
-  P_MAX_TOKENS,
-  P_HIDDEN,
-  P_TOPK,
-  P_SCALES_PER_ROW,
-  P_DISPATCH_ELEM_BYTES,
-  P_DP_SIZE,
-  P_EXPERT_ALIGNMENT,
-  P_ROWS_PER_SOURCE,
-  P_ROWS,
-  P_LAYOUT_CONTIGUOUS,
-  P_QUANTIZE,
-  P_INPUT_FP8,
-  P_SLOTS_PER_RANK,
-  P_ROUTE_WORDS,
-  P_EXPERTS,
-  P_SCALAR_COUNT
+  SY_CONTRACT_SCALAR_PARAMS(SY_PARAMS_ENUMERATOR)
+  P_SCALAR_COUNT,
+  P_MAX_TOKENS = P_MAX_TOKENS_PER_RANK,  ///< short names the sources use
+  P_TOPK = P_TOP_K
 };
 
 /// Regions, in core's REGION_NAMES order; region i has its offset at P_SCALAR_COUNT + 2i, bytes after it.
 /// Offsets are from the start of the region's heap: symmetric (every region but recvMeta, and but
 /// recvX / recvScales in the masked layout) or the endpoint's local allocation (isLocalRegion).
-enum RegionIndex : int {
-  R_DISPATCH_SIGNAL = 0,
-  R_DISPATCH_X,
-  R_DISPATCH_SCALES,
-  R_DISPATCH_ROUTES,
-  R_COUNT_SIGNAL,
-  R_COMBINE_SIGNAL,
-  R_COMBINE_X,
-  R_RECV_X,
-  R_RECV_SCALES,
-  R_RECV_META,
-  R_REGION_COUNT
-};
+enum RegionIndex : int { SY_CONTRACT_REGIONS(SY_REGION_ENUMERATOR) R_REGION_COUNT };
 
 constexpr int kParamCount = P_SCALAR_COUNT + 2 * R_REGION_COUNT;
+static_assert(kParamCount == SY_PARAM_COUNT, "switchyard_contract.h's SY_PARAM_COUNT must match its lists");
 
 /// The names in the order above, comma-separated; compared with core's PARAM_NAMES at load.
-constexpr const char* kParamNames =
-    "ranks,localExperts,maxTokensPerRank,hidden,topK,scalesPerRow,dispatchElemBytes,dpSize,"
-    "expertAlignment,rowsPerSource,rows,layoutContiguous,quantize,inputFp8,slotsPerRank,routeWords,experts,"
-    "dispatchSignal.offset,dispatchSignal.bytes,dispatchX.offset,dispatchX.bytes,"
-    "dispatchScales.offset,dispatchScales.bytes,dispatchRoutes.offset,dispatchRoutes.bytes,"
-    "countSignal.offset,countSignal.bytes,combineSignal.offset,combineSignal.bytes,"
-    "combineX.offset,combineX.bytes,recvX.offset,recvX.bytes,recvScales.offset,recvScales.bytes,"
-    "recvMeta.offset,recvMeta.bytes";
+constexpr const char* kParamNames = SY_CONTRACT_PARAM_NAMES;
 
 /// Largest topK the kernels take: a token's slots are one warp's lanes.
 constexpr int kMaxTopK = 32;
@@ -107,30 +84,22 @@ struct SyErrorWord {
   uint32_t detail1; ///< count errors: the maximum / expected; epoch errors: this step's epoch
 };
 
-enum ErrorCode : uint32_t {
-  E_NONE = 0,
-  E_TIMEOUT = 1,        ///< a peer's signal did not arrive in time
-  E_COUNT_TOO_LARGE = 2,///< a signal announced more rows than the region holds
-  E_BAD_EPOCH = 3,      ///< a signal carried an epoch that is neither this step's nor the previous one
-  E_COUNT_MISMATCH = 4, ///< combine: partials announced by an expert rank != this rank's tokens routed to it
-  E_ABORTED = 5,        ///< written by the host when the endpoint is destroyed: every wait leaves at once
-  E_BAD_RECORD = 6,     ///< a route record broke the protocol (detail0 = record j, detail1 = what, kRecord*)
-  E_BAD_INPUT = 7,      ///< a topkIdx entry is out of range or repeated (topk_check.cuh: peer = its value,
-                        ///< detail0 = token, detail1 = slot | (earlier slot + 1) << 16); nothing was sent
-};
+/// What a stage recorded (switchyard_contract.h's sy_error_code: the meaning of each there). E_BAD_RECORD:
+/// detail0 = record j, detail1 = the RecordFault. E_BAD_INPUT (topk_check.cuh): peer = the entry's
+/// value, detail0 = token, detail1 = slot | (earlier slot + 1) << 16; nothing was sent.
+enum ErrorCode : uint32_t { E_NONE = 0, SY_CONTRACT_ERROR_CODES(SY_CODE_ENUMERATOR) };
 
-/// What was wrong with a route record (E_BAD_RECORD's detail1).
-enum RecordFault : uint32_t {
-  F_TOKEN = 1,   ///< srcToken outside [0, M)
-  F_ENTRIES = 2, ///< n outside [1, J]
-  F_EXPERT = 3,  ///< a local expert outside [0, L)
-  F_SLOT = 4,    ///< a slot outside [0, K)
-  F_INDEX = 5,   ///< an index at or past the expert's announced count
-  F_TAKEN = 6,   ///< an (expert, index) row an earlier entry of this step already named
-};
+/// What was wrong with a route record (E_BAD_RECORD's detail1; switchyard_contract.h's sy_record_fault).
+enum RecordFault : uint32_t { SY_CONTRACT_RECORD_FAULTS(SY_FAULT_ENUMERATOR) };
 
 /// The stage whose wait failed. Contiguous dispatch send waits for every rank's counts.
-enum Stage : uint32_t { S_DISPATCH_RECV = 1, S_COMBINE_RECV = 2, S_DISPATCH_SEND = 3 };
+enum Stage : uint32_t { SY_CONTRACT_STAGES(SY_STAGE_ENUMERATOR) };
+
+#undef SY_PARAMS_ENUMERATOR
+#undef SY_REGION_ENUMERATOR
+#undef SY_CODE_ENUMERATOR
+#undef SY_FAULT_ENUMERATOR
+#undef SY_STAGE_ENUMERATOR
 
 /// Completion counters of the stage kernels (SyState::done): each block adds one after its rows
 /// and the last one writes the stage's signals, then resets the counter (graph replays reuse it).

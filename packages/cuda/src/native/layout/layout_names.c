@@ -5,29 +5,28 @@
 
 #include "layout_internal.h"
 
-static const char* const kRegionNames[SY_REGION_COUNT] = {
-    "dispatchSignal", "dispatchX", "dispatchScales", "dispatchRoutes", "countSignal",
-    "combineSignal",  "combineX",  "recvX",          "recvScales",     "recvMeta"};
+/* The tables below are built from switchyard_contract.h's lists, generated from core's contract. */
+#define SY_NAME_OF(index, id, name) name,
+#define SY_PARAMS_OF(index, id, name) name ".offset", name ".bytes",
+
+static const char* const kRegionNames[SY_REGION_COUNT] = {SY_CONTRACT_REGIONS(SY_NAME_OF)};
 
 /* Core's SCALAR_PARAMS, then "<region>.offset", "<region>.bytes" for every region. */
-static const char* const kScalarParams[] = {
-    "ranks",         "localExperts",     "maxTokensPerRank", "hidden",   "topK",     "scalesPerRow",
-    "dispatchElemBytes", "dpSize",       "expertAlignment",  "rowsPerSource", "rows", "layoutContiguous",
-    "quantize",      "inputFp8",         "slotsPerRank",     "routeWords", "experts"};
+static const char* const kScalarParams[] = {SY_CONTRACT_SCALAR_PARAMS(SY_NAME_OF)};
 #define SCALAR_COUNT (sizeof kScalarParams / sizeof kScalarParams[0])
 
-static const char* const kRegionParams[2 * SY_REGION_COUNT] = {
-    "dispatchSignal.offset", "dispatchSignal.bytes", "dispatchX.offset",      "dispatchX.bytes",
-    "dispatchScales.offset", "dispatchScales.bytes", "dispatchRoutes.offset", "dispatchRoutes.bytes",
-    "countSignal.offset",    "countSignal.bytes",    "combineSignal.offset",  "combineSignal.bytes",
-    "combineX.offset",       "combineX.bytes",       "recvX.offset",          "recvX.bytes",
-    "recvScales.offset",     "recvScales.bytes",     "recvMeta.offset",       "recvMeta.bytes"};
+static const char* const kRegionParams[2 * SY_REGION_COUNT] = {SY_CONTRACT_REGIONS(SY_PARAMS_OF)};
+
+static const char* const kRegionDtypeNames[] = {SY_CONTRACT_REGION_DTYPES(SY_NAME_OF)};
+#define REGION_DTYPE_COUNT (int32_t)(sizeof kRegionDtypeNames / sizeof kRegionDtypeNames[0])
+
+#undef SY_NAME_OF
+#undef SY_PARAMS_OF
 
 const char* sy_region_name_(int i) { return i >= 0 && i < SY_REGION_COUNT ? kRegionNames[i] : NULL; }
 
 const char* sy_region_dtype_name_(int32_t dtype) {
-  static const char* const names[] = {"u32", "i32", "f32", "bf16", "fp8-e4m3"};
-  return dtype >= 0 && dtype < 5 ? names[dtype] : "?";
+  return dtype >= 0 && dtype < REGION_DTYPE_COUNT ? kRegionDtypeNames[dtype] : "?";
 }
 
 size_t sy_layout_param_count(void) { return SCALAR_COUNT + 2 * SY_REGION_COUNT; }
