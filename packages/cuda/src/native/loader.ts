@@ -60,7 +60,7 @@ export function tryLoad(candidates: string[]): LoadResult {
   const head = built ? "native addon failed to load" : "native addon not built";
   return {
     addon: null,
-    reason: `${head}: ${BUILD_HINT} (and source .gpu/env.sh or set LD_LIBRARY_PATH to NVSHMEM's lib). Tried: ${failures.join("; ")}`,
+    reason: `${head}: ${BUILD_HINT} (and put NVSHMEM's lib folder, e.g. the nvidia-nvshmem-cu13 wheel's, on LD_LIBRARY_PATH). Tried: ${failures.join("; ")}`,
   };
 }
 
