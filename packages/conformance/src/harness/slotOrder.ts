@@ -1,11 +1,5 @@
-import {
-  blockPlacement,
-  type EpConfig,
-  type ExpertOutputOf,
-  numberToBf16,
-  type RankInput,
-  slotsByRank,
-} from "@switchyard/core";
+import { type EpConfig, type ExpertOutputOf, numberToBf16, type RankInput } from "@switchyard/core";
+import { tokenOutputs } from "./tokenOutputs.js";
 
 /** Magnitude of a cancelling pair within one rank: fp32 loses what is added to a lone 2^40 (its step is 2^17). */
 const BIG = 2 ** 40;
@@ -59,31 +53,20 @@ function plainProduct(h: number, token: number, slot: number): number {
  * row) elements differ. Keyed by provenance, as `ExpertOutputOf`.
  */
 export function slotOrderOutputs(config: EpConfig, inputs: RankInput[]): ExpertOutputOf {
-  const K = config.topK;
   const H = config.hidden;
-  const { rankOf } = blockPlacement(config);
-  const rows = new Map<string, Uint16Array[]>();
-  return (_g, src, token, slot) => {
-    const key = `${src}:${token}`;
-    let tokenRows = rows.get(key);
-    if (!tokenRows) {
-      const idx = inputs[src].topkIdx.subarray(token * K, (token + 1) * K);
-      const w = inputs[src].topkWeights.subarray(token * K, (token + 1) * K);
-      const made = Array.from({ length: K }, () => new Uint16Array(H));
-      for (const [, slots] of slotsByRank(idx, rankOf)) {
-        for (let h = 0; h < H; h++) {
-          const products =
-            slots.length >= 3
-              ? stackedProducts(slots.length, h, token)
-              : slots.map((k) => plainProduct(h, token, k));
-          slots.forEach((k, m) => {
-            made[k][h] = numberToBf16(products[m] / w[k]);
-          });
-        }
+  return tokenOutputs(config, inputs, (ranks, w, token) => {
+    const made = Array.from({ length: config.topK }, () => new Uint16Array(H));
+    for (const [, slots] of ranks) {
+      for (let h = 0; h < H; h++) {
+        const products =
+          slots.length >= 3
+            ? stackedProducts(slots.length, h, token)
+            : slots.map((k) => plainProduct(h, token, k));
+        slots.forEach((k, m) => {
+          made[k][h] = numberToBf16(products[m] / w[k]);
+        });
       }
-      rows.set(key, made);
-      tokenRows = made;
     }
-    return tokenRows[slot];
-  };
+    return made;
+  });
 }

@@ -1,11 +1,5 @@
-import {
-  blockPlacement,
-  type EpConfig,
-  type ExpertOutputOf,
-  numberToBf16,
-  type RankInput,
-  slotsByRank,
-} from "@switchyard/core";
+import { type EpConfig, type ExpertOutputOf, numberToBf16, type RankInput } from "@switchyard/core";
+import { tokenOutputs } from "./tokenOutputs.js";
 
 /** The smallest positive bf16 value (a subnormal). */
 const TINY = 2 ** -133;
@@ -73,32 +67,20 @@ function zeroProducts(
  * provenance, as `ExpertOutputOf`.
  */
 export function zeroSignOutputs(config: EpConfig, inputs: RankInput[]): ExpertOutputOf {
-  const K = config.topK;
   const H = config.hidden;
-  const { rankOf } = blockPlacement(config);
-  const rows = new Map<string, Uint16Array[]>();
-  return (_g, src, token, slot) => {
-    const key = `${src}:${token}`;
-    let tokenRows = rows.get(key);
-    if (!tokenRows) {
-      const idx = inputs[src].topkIdx.subarray(token * K, (token + 1) * K);
-      const w = inputs[src].topkWeights.subarray(token * K, (token + 1) * K);
-      const ranks = slotsByRank(idx, rankOf);
-      const made = Array.from({ length: K }, () => new Uint16Array(H));
-      for (let h = 0; h < H; h++) {
-        const products = zeroProducts(ranks, w, h, token);
-        ranks.forEach(([, slots], r) => {
-          slots.forEach((k, m) => {
-            const p = products[r][m];
-            // o = p / w; a zero product takes the sign that makes w * o that zero (w = 0: o's own sign).
-            const o = p !== 0 ? p / w[k] : w[k] < 0 ? -p : p;
-            made[k][h] = numberToBf16(o);
-          });
+  return tokenOutputs(config, inputs, (ranks, w, token) => {
+    const made = Array.from({ length: config.topK }, () => new Uint16Array(H));
+    for (let h = 0; h < H; h++) {
+      const products = zeroProducts(ranks, w, h, token);
+      ranks.forEach(([, slots], r) => {
+        slots.forEach((k, m) => {
+          const p = products[r][m];
+          // o = p / w; a zero product takes the sign that makes w * o that zero (w = 0: o's own sign).
+          const o = p !== 0 ? p / w[k] : w[k] < 0 ? -p : p;
+          made[k][h] = numberToBf16(o);
         });
-      }
-      rows.set(key, made);
-      tokenRows = made;
+      });
     }
-    return tokenRows[slot];
-  };
+    return made;
+  });
 }
