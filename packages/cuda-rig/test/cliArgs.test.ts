@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseRigArgs, RIG_COMMANDS, RIG_USAGE, RigUsageError } from "../src/cliArgs.js";
 
@@ -35,5 +36,15 @@ describe("the rig's command line", () => {
     for (const name of Object.keys(RIG_COMMANDS)) expect(RIG_USAGE).toContain(`  ${name}`);
     const b = parseRigArgs(["bench", "--help", "--ranks", "2"]);
     expect(b).toMatchObject({ help: false, command: "bench", rest: ["--help", "--ranks", "2"] });
+  });
+
+  it("lists every flag the commands read (checks/commands.ts, cli.ts), so none is refused by mistake", () => {
+    const listed = new Set(Object.values(RIG_COMMANDS).flatMap((c) => c.flags));
+    for (const file of ["../src/checks/commands.ts", "../src/cli.ts"]) {
+      const source = readFileSync(new URL(file, import.meta.url), "utf8");
+      const read = [...source.matchAll(/(?:\barg\(|\bnum\(arg,\s*)"([a-z-]+)"/g)].map((m) => m[1]);
+      expect(read.length, file).toBeGreaterThan(0);
+      for (const flag of read) expect(listed.has(flag), `${file} reads --${flag}`).toBe(true);
+    }
   });
 });
