@@ -157,6 +157,15 @@ for s in "${steps[@]}"; do
     compare-2gpu) # the bench with the base commit's library (.gpu/base.tar) and this tree's, alternating
       step compare-2gpu "${COMPARE_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
         bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT" 2 --ranks 2 ${COMPARE_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline} ;;
+    stamps-2gpu) # a profiling build (phase stamps, kernels/phase_clock.cuh), then the bench at masked 1 and 128 on
+      # both GPUs and each phase's median (bench/kernel-times/phases.py); replaces the build: run it last
+      step stamps-build 300 env SWITCHYARD_CUDA_PHASE_CLOCK=1 bash packages/cuda/scripts/build-native.sh &&
+        for n in ${STAMPS_TOKENS:-1 128}; do
+          step "stamps-2gpu-$n" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 2 \
+            --layouts masked --masked-tokens "$n" --no-baseline &&
+            python3 packages/cuda/bench/kernel-times/phases.py --steps 0 "$OUT/stamps-2gpu-$n.log" >"$OUT/stamps-2gpu-$n.md" &&
+            cat "$OUT/stamps-2gpu-$n.md" >>"$OUT/summary.txt"
+        done ;;
     baseline) step baseline 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" baseline --ranks 2 --json "$OUT/baseline.json" ;;
     abi-fuzz) step abi-fuzz 120 node "$cli" abi-fuzz --iterations 400 --json "$OUT/abi-fuzz.json" ;;
     faults) step faults 240 env SWITCHYARD_CUDA_RANKS_PER_GPU=4 node "$cli" faults --ranks 2 --timeout-ms 1000 --json "$OUT/faults.json" ;;

@@ -24,7 +24,8 @@ PHASES = {
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, required=True, help="step.c's --steps")
+    ap.add_argument("--steps", type=int, required=True,
+                    help="step.c's --steps; 0: every launch after the first 50 as one window (the bench's output, all ranks)")
     ap.add_argument("input", nargs="?", default="-")
     a = ap.parse_args(argv)
     text = sys.stdin.read() if a.input == "-" else open(a.input).read()
@@ -46,7 +47,8 @@ def main(argv: list[str]) -> int:
     per = WARMUP + a.steps
     out = ["| kernel | mode | phase | median ns |", "|---|---|---|---:|"]
     for kernel, rows in runs.items():
-        for mode, part in (("eager", rows[WARMUP:per]), ("graph", rows[per + WARMUP:2 * per])):
+        windows = (("all", rows[WARMUP:]),) if a.steps == 0 else (("eager", rows[WARMUP:per]), ("graph", rows[per + WARMUP:2 * per]))
+        for mode, part in windows:
             if not part:
                 continue
             out.append(f"| {kernel} | {mode} | whole kernel (first to last stamp) | {median(r[0] for r in part):.0f} |")

@@ -31,6 +31,34 @@ struct CombineCheckShared {
   unsigned long long badEntry;      ///< the first bad topkIdx entry (topk_check.cuh's key)
 };
 
+/// Rows announced but never written (combine recv's check block, every thread, before it waits for
+/// the expert ranks: off the path of the sums; dispatch recv's blocks added the entries of the
+/// records they placed to SyTables::named, addNamed): dispatch recv placed only what the records
+/// name, each row below its (expert, source) count and none twice (readRecord, claimRows), so a
+/// source whose records name fewer entries than its counts announce left rows unwritten.
+/// E_COUNT_MISMATCH, stage dispatch recv, naming the source (detail0 named, detail1 announced); the
+/// counters are reset for the next step. The counts [L, R] are summed per source by the whole block
+/// into `sum` [R] (shared), one load a thread. Block-collective.
+__device__ __noinline__ void rowsNamedCheck(int32_t* named, const int32_t* counts, SyState* state, int R, int L,
+                                            int* sum) {
+  for (int s = threadIdx.x; s < R; s += blockDim.x) sum[s] = 0;
+  __syncthreads();
+  for (int i = threadIdx.x; i < L * R; i += blockDim.x) {
+    const int n = __ldcg(&counts[i]);  // counts[e * R + s]
+    if (n != 0) atomicAdd(&sum[i % R], n);
+  }
+  __syncthreads();
+  for (int s = threadIdx.x; s < R; s += blockDim.x) {
+    const int got = __ldcg(&named[s]);
+    named[s] = 0;
+    if (got != sum[s] && !hasError(state)) {
+      recordError(state, E_COUNT_MISMATCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_ROUTES,
+                  static_cast<uint32_t>(got), static_cast<uint32_t>(sum[s]));
+    }
+  }
+  __syncthreads();  // `sum` is free for the caller
+}
+
 template <int kThreads>
 __device__ inline int blockSumOf(int v, int* scratch) {
   for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);

@@ -42,7 +42,12 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   // The last block only checks the announced counts (so the check overlaps the reduction).
   const int workers = gridDim.x - 1;
   // It also checks the ids (topk_check.cuh); the workers skip an id outside [0, E), reading nothing for it.
-  if (blockIdx.x == workers) waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
+  // First the rows dispatch recv's records named against the counts (this rank's tables: nothing
+  // to wait for), while the expert ranks' partials are on their way.
+  if (blockIdx.x == workers) {
+    if (R <= kMaxCheckedPeers) rowsNamedCheck(c.t.named, c.t.counts, c.state, R, L, sCheck.used);
+    waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
+  }
 
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
   const uint16_t* partials = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));

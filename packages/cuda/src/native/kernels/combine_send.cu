@@ -25,32 +25,6 @@
 namespace sy {
 namespace {
 
-/// Rows announced but never written (the last block, every thread; dispatch recv's blocks added
-/// the entries of the records they placed to SyTables::named, addNamed): dispatch recv placed only
-/// what the records name, each row below its (expert, source) count and none twice (readRecord,
-/// claimRows), so a source whose records name fewer entries than its counts announce left rows
-/// unwritten. E_COUNT_MISMATCH, stage dispatch recv, naming the source (detail0 named, detail1
-/// announced); the counters are reset for the next step. The counts [L, R] are summed per source
-/// by the whole block into `sum` [R] (shared), one load a thread.
-__device__ __noinline__ void rowsNamedCheck(int32_t* named, const int32_t* counts, SyState* state, int R, int L,
-                                            int* sum) {
-  for (int s = threadIdx.x; s < R; s += blockDim.x) sum[s] = 0;
-  __syncthreads();
-  for (int i = threadIdx.x; i < L * R; i += blockDim.x) {
-    const int n = __ldcg(&counts[i]);  // counts[e * R + s]
-    if (n != 0) atomicAdd(&sum[i % R], n);
-  }
-  __syncthreads();
-  for (int s = threadIdx.x; s < R; s += blockDim.x) {
-    const int got = __ldcg(&named[s]);
-    named[s] = 0;
-    if (got != sum[s] && !hasError(state)) {
-      recordError(state, E_COUNT_MISMATCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_ROUTES,
-                  static_cast<uint32_t>(got), static_cast<uint32_t>(sum[s]));
-    }
-  }
-}
-
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 constexpr int kOutPerPiece = 512;  // outputs of one work item: two 8-wide vectors a lane
@@ -179,12 +153,9 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     uint32_t sent = 0;
     for (int s = group; s < group + dp; ++s) sent += static_cast<uint32_t>(__ldcg(&c.t.records[s]));
     if (c.stats.combineSent != nullptr) c.stats.combineSent[h] = sent;
-    __threadfence_system();
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[h] + p.offset(R_COMBINE_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, sent));
   }
-  // After the signals: nothing waits on it but this rank's check. sRecStart is free by now.
-  if (small) rowsNamedCheck(c.t.named, c.t.counts, c.state, R, p.localExperts(), sRecStart);
   SY_CLOCK_END("combineSend", epoch);
 }
 

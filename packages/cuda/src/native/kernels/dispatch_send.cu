@@ -14,7 +14,8 @@
 //
 // One kernel. Each block takes a chunk of tokens: the plan (plan.cuh: indices and record numbers,
 // no grid-wide step), then one warp per (token, span of its row: the whole row when the block has
-// at least a token per warp, else 2 KB pieces spread over the warps): each 2 KB is read once,
+// at least a token per warp, else 2 KB pieces spread over the warps, whose input is fetched into L2
+// before the plan): each 2 KB is read once,
 // quantised in registers when bf16 goes out as fp8 (payload.cuh), and stored with 16-byte stores
 // into each destination's record slot; the first span's warp also writes the records. One system
 // fence per block; the block of the last chunk stores the counts once its plan has them, the last
@@ -44,6 +45,14 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   extern __shared__ int sPlan[];
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);
+  const uint64_t rowBytes = p.rowBytes();
+  const int pieces = piecesPerRow(rowBytes);
+  const int spans = spansFor(t1 - t0, pieces, kWarps);
+  const int items = (t1 - t0) * spans;
+  // A warp a piece (one token, or a few): the warp's input is fetched into L2 now, while the plan
+  // runs, so its loads after the plan wait for L2, not HBM (held in registers instead, the plan
+  // spilled).
+  if (items <= kWarps && warp < items) prefetchPiece(p, x, t0 + warp / spans, warp % spans * pieces / spans, lane);
   bool failed = __syncthreads_or(hasError(c.state));  // block-uniform
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
   const bool lastChunk = blockIdx.x == gridDim.x - 1;
@@ -61,10 +70,6 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
       }
     }
     SY_CLOCK_MARK;  // 2: the count words
-    const uint64_t rowBytes = p.rowBytes();
-    const int pieces = piecesPerRow(rowBytes);
-    const int spans = spansFor(t1 - t0, pieces, kWarps);
-    const int items = (t1 - t0) * spans;
     for (int item = warp; item < items; item += kWarps) {
       const int t = t0 + item / spans;
       const int span = item % spans;
@@ -114,7 +119,6 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   for (int d = threadIdx.x; d < R; d += kThreads) {
     const uint32_t records = static_cast<uint32_t>(__ldcg(&totals[E + d]));
     if (c.stats.dispatchSent != nullptr) c.stats.dispatchSent[d] = records;
-    __threadfence_system();
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, records));
   }

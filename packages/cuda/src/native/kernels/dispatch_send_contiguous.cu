@@ -198,7 +198,6 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
 
   if (!lastBlockDone(c.state, DONE_SEND) || hasError(c.state)) return;
   for (int d = threadIdx.x; d < R; d += kThreads) {
-    __threadfence_system();
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&c.plan.totals[E + d]))));
   }

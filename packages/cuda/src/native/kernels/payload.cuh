@@ -134,6 +134,18 @@ __device__ inline void loadPiece(const SyParams& p, const uint8_t* x, int t, int
   }
 }
 
+/// Fetches the input of piece `piece` of token t into L2 (a 128-byte line a lane; nothing waits).
+__device__ inline void prefetchPiece(const SyParams& p, const uint8_t* x, int t, int piece, int lane) {
+  const uint64_t rowBytes = p.rowBytes();
+  const uint64_t inPerOut = p.quantize() ? 2 : 1;  // bf16 in, fp8 out: two input bytes an output byte
+  const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes * inPerOut;
+  const uint64_t b1 = min(rowBytes * inPerOut, b0 + kPieceBytes * inPerOut);
+  const uint8_t* row = x + static_cast<uint64_t>(t) * rowBytes * inPerOut;
+  for (uint64_t o = b0 + static_cast<uint64_t>(lane) * 128; o < b1; o += 32 * 128) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(row + o));
+  }
+}
+
 /// The warp writes piece `piece` of token t's dispatch row (and its scales) to every row `each`
 /// names, from `r` (loadPiece). Every lane calls it with the same arguments. H % 128 == 0 for fp8,
 /// so the 8 lanes of a 128-element block are all in range or all out.

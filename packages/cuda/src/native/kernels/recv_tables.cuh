@@ -120,7 +120,11 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
   }
   for (int s = threadIdx.x; s < R; s += blockDim.x) t.recStart[s] = t.records[s];
   __syncthreads();
-  const int used = blockExclusiveScan(t.offsets, L, t.scratch);
+  // Masked blocks are fixed (e * R * M): no scan.
+  const int used = contiguous ? blockExclusiveScan(t.offsets, L, t.scratch) : L * R * M;
+  if (!contiguous) {
+    for (int e = threadIdx.x; e < L; e += blockDim.x) t.offsets[e] = e * R * M;
+  }
   const int records = blockExclusiveScan(t.recStart, R, t.scratch);
   if (threadIdx.x == 0) {
     t.offsets[L] = used;

@@ -44,6 +44,10 @@ __device__ inline uint32_t ldRelaxedSys(const uint32_t* p) {
   return v;
 }
 
+/// Acquire (and release) among the blocks of one GPU: the last block of a stage after it read the
+/// stage's counter (stage.cuh's lastBlockDone).
+__device__ inline void fenceAcqRelGpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
 /// Acquire side of a release store seen by an earlier relaxed load.
 __device__ inline void fenceAcquireSys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 

@@ -11,31 +11,28 @@ namespace sy {
 /// Tokens per block when T tokens are spread over `blocks` blocks (at least 1).
 __host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 1 : (T + blocks - 1) / blocks; }
 
-/// Block-collective: after the block's stores (to peers too), one thread fences at system scope
-/// and counts the block done. True in every thread of the last block to count, which resets the
-/// counter for the next step (and graph replays) and may then publish the stage's signals: the
-/// fences of every block are ordered before its own by the counter. `local`: the stage stored
-/// nothing another GPU reads (combine recv: y and the step counter), so a device-scope fence
-/// orders enough (the host and the next kernels see the stores once the kernel is done).
+/// Block-collective: after the block's stores (to peers too), counts the block done. True in every
+/// thread of the last block to count, which resets the counter for the next step (and graph
+/// replays) and may then publish the stage's signals with release stores (stReleaseSys), which
+/// carry the ordering to the peers: every block's stores happen before them. Each block's thread 0
+/// fences at system scope before it counts (its block's stores, ordered before it by the barrier,
+/// reach the peers first); the last block's thread 0 then only needs an acquire at GPU scope (the
+/// other blocks are on this GPU). One block: the barrier alone orders every warp's stores before
+/// the caller's release stores (a release is cumulative), so no fence at all. `local`: the stage
+/// stored nothing another GPU reads (combine recv: y and the step counter), so a device-scope
+/// fence orders enough (the host and the next kernels see the stores once the kernel is done).
 __device__ inline bool lastBlockDone(SyState* state, int counter, bool local = false) {
   __shared__ bool sLast;
-  const auto fence = [local] {
+  __syncthreads();
+  if (gridDim.x == 1) return true;  // one block: no counter; the caller's release stores order its stores
+  if (threadIdx.x == 0) {
     if (local) __threadfence();
     else __threadfence_system();
-  };
-  __syncthreads();
-  if (gridDim.x == 1) {  // one block: no counter, the caller's release follows its own fence
-    if (threadIdx.x == 0) fence();
-    __syncthreads();
-    return true;
-  }
-  if (threadIdx.x == 0) {
-    fence();
     const uint32_t old = atomicAdd(&state->done[counter], 1u);
     sLast = old == gridDim.x - 1;
     if (sLast) {
       state->done[counter] = 0;
-      fence();
+      fenceAcqRelGpu();  // acquire: every block's count, so every block's fenced stores
     }
   }
   __syncthreads();

@@ -7,8 +7,8 @@
 //    (signals, counts, records, payload, contiguous recvX) holds what it held before. The same ids
 //    in combine recv after a valid dispatch: the same error, stage combine recv.
 //  - counts: one count word raised by one row after a valid send (rows announced that no record
-//    names, so never written): the step fails naming the source (found by combine send's last
-//    block, which has seen every record; or, when the raise passes what one source can send, by
+//    names, so never written): the step fails naming the source (found by combine recv's check
+//    block, once dispatch recv has read every record; or, when the raise passes what one source can send, by
 //    dispatch recv before anything is placed); contiguous counts that each
 //    pass the per-word bound but add up to more rows than one source can send: refused before
 //    anything is placed.
@@ -214,9 +214,11 @@ void countFaults(Fuzz& f, World& w) {
                sy_memcpy_to_device(words, cw.data(), 4 * L));
       f.expect("sy_dispatch_recv", name + ": enqueued (the kernel finds the fault)", SY_OK,
                sy_dispatch_recv(ep, w.stream), ep);
-      if (wantCode == sy::E_COUNT_MISMATCH) {  // found once every record was read: by combine send
-        f.expect("sy_combine_send", name + ": enqueued (its last block finds the fault)", SY_OK,
-                 sy_combine_send(ep, w.out.p, w.stream), ep);
+      if (wantCode == sy::E_COUNT_MISMATCH) {  // found once every record was read: by combine recv's check block
+        f.expect("sy_combine_send", name + ": enqueued", SY_OK, sy_combine_send(ep, w.out.p, w.stream), ep);
+        f.expect("sy_combine_recv", name + ": enqueued (its check block finds the fault)", SY_OK,
+                 sy_combine_recv(ep, static_cast<int32_t*>(w.idx.p), static_cast<float*>(w.w.p), T, w.y.p, w.stream),
+                 ep);
       }
       sy_error_info info{};
       const int rc = sy_endpoint_check(ep, w.stream, &info);
