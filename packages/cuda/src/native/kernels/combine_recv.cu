@@ -12,9 +12,11 @@
 // it when tokens are fewer than warps): the lanes find the token's ranks in ascending order, wait
 // for those ranks' flags (the reduction of tokens whose ranks arrived overlaps the arrival of the
 // others), then sums 8 outputs a lane per 256-output stage with 8 16-byte loads in flight
-// and the next batch's loads issued before the adds (pipelinedSums, weighted_sum.cuh). One more
-// block, the last, waits for every rank and checks each one's announced partials against the
-// tokens that route to it (combine_check.cuh). The last block to finish advances the step counter.
+// and the next batch's loads issued before the adds (pipelinedSums, weighted_sum.cuh). One or two
+// more blocks check: one waits for every rank and checks each one's announced partials against the
+// tokens that route to it; the rows dispatch recv's records named are compared with the counts by
+// a block of their own, or by that block first under an SM budget (combine_check.cuh). The last
+// block to finish advances the step counter.
 #include <climits>
 
 #include "codec.cuh"
@@ -32,22 +34,23 @@ constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 constexpr int kOutPerPiece = 512;
 
-__global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx, int T, uint16_t* y) {
+__global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx, int T, uint16_t* y,
+                                                              bool namedBlock) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), M = p.maxTokens();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN;
   __shared__ CombineCheckShared sCheck;
-  // The last block only checks the announced counts (so the check overlaps the reduction).
-  const int workers = gridDim.x - 1;
-  // It also checks the ids (topk_check.cuh); the workers skip an id outside [0, E), reading nothing for it.
-  // First the rows dispatch recv's records named against the counts (this rank's tables: nothing
-  // to wait for), while the expert ranks' partials are on their way.
-  if (blockIdx.x == workers) {
-    if (R <= kMaxCheckedPeers) rowsNamedCheck(c.t.named, c.t.counts, c.state, R, L, sCheck.used);
-    waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
-  }
+  // The last block or two only check, so the checks overlap the reduction: the check block the
+  // announced counts and the ids (topk_check.cuh; the workers skip an id outside [0, E), reading
+  // nothing for it); the rows dispatch recv's records named against the counts (this rank's
+  // tables: nothing to wait for) on a block of their own (`namedBlock`: grids without an SM
+  // budget), else by the check block before it waits.
+  const int workers = gridDim.x - 1 - (namedBlock ? 1 : 0);
+  const bool named = R <= kMaxCheckedPeers && blockIdx.x == (namedBlock ? workers + 1 : workers);
+  if (named) rowsNamedCheck(c.t.named, c.t.counts, c.state, R, L, sCheck.used);
+  if (blockIdx.x == workers) waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
 
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
   const uint16_t* partials = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));
@@ -152,8 +155,11 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
 cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, void* y, int budget,
                               cudaStream_t stream) {
   const uint64_t items = static_cast<uint64_t>(numTokens) * ((ctx.p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
-  const int blocks = stageBlocks(ctx, items * kWarps / (kWarps - 1), budget > 1 ? budget - 1 : budget) + 1;  // + the check's block
-  combineRecvKernel<<<blocks, kThreads, 0, stream>>>(ctx, topkIdx, numTokens, static_cast<uint16_t*>(y));
+  // + the checks' blocks: one within an SM budget (contiguous), two without (masked: latency)
+  const bool namedBlock = budget <= 0;
+  const int blocks = stageBlocks(ctx, items * kWarps / (kWarps - 1), budget > 1 ? budget - 1 : budget) + 1 +
+                     (namedBlock ? 1 : 0);
+  combineRecvKernel<<<blocks, kThreads, 0, stream>>>(ctx, topkIdx, numTokens, static_cast<uint16_t*>(y), namedBlock);
   return cudaGetLastError();
 }
 

@@ -63,6 +63,7 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
     if (!r.ok) continue;
     const uint64_t row = lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;
     const uint64_t slot = static_cast<uint64_t>(s) * M + j;
+    const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, mark, r.n, lane) : 0;  // checked after the copy
     const uint8_t* src = inX + slot * rowBytes;
     for (int piece = p0; piece < p1; ++piece) {
       const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
@@ -96,7 +97,7 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
         for (int k = lane; k < S; k += kWarp) dst[k] = sRow[k];
       }
     }
-    claimRows(c.t.taken, row, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
+    reportTaken(prior, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
     if (lane == 0) atomicAdd(&t.named[s], r.n);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }

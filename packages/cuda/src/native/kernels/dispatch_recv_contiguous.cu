@@ -56,6 +56,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     if (!r.ok) continue;
     const uint64_t row = lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;
     const uint64_t row0 = __shfl_sync(kFullMask, row, 0);
+    const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, mark, r.n, lane) : 0;  // checked after the copy
     const bool fan = s != c.rank && r.n > 1;
     for (int piece = p0; piece < p1 && fan; ++piece) {
       const uint8_t* src = outX + row0 * rowBytes;
@@ -90,7 +91,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
         for (int k = lane; k < S; k += kWarp) dst[k] = sRow[k];
       }
     }
-    claimRows(c.t.taken, row, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
+    reportTaken(prior, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
     if (lane == 0) atomicAdd(&t.named[s], r.n);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }

@@ -109,15 +109,21 @@ __device__ inline RecordView readRecord(const int32_t* rec, int src, int j, cons
 }
 
 /// Marks the output row of each lane's entry (lanes < n) as named in the step of `mark`
-/// (SyTables::taken, stepMark). An entry naming a row another entry of this step named is a bad
-/// record (F_TAKEN, core's "names ... a second time"), reported by the lane that finds it; the row
-/// is then shared, so the step must fail. With the index check of readRecord this gives core's
-/// rule that the records name every row of an (expert, source) exactly once, but for rows named
-/// by none (a count larger than the records), which leave an unwritten row and fail nothing.
-__device__ inline void claimRows(uint64_t* taken, uint64_t row, uint64_t mark, int n, int src, int j, SyState* state,
-                                 uint32_t stage, int lane) {
-  if (lane >= n) return;
-  if (atomicExch(reinterpret_cast<unsigned long long*>(taken + row), static_cast<unsigned long long>(mark)) == mark) {
+/// (SyTables::taken, stepMark) and returns what the row held: issued before the row's copy, its
+/// answer checked after it (reportTaken), so the atomic's round trip overlaps the copy. An entry
+/// naming a row another entry of this step named is a bad record (F_TAKEN, core's "names ... a
+/// second time"), reported by the lane that finds it; the row is then shared, so the step must
+/// fail. With the index check of readRecord this gives core's rule that the records name every row
+/// of an (expert, source) exactly once, but for rows named by none (a count larger than the
+/// records), which leave an unwritten row (the rows-named comparison, combine_check.cuh).
+__device__ inline uint64_t claimRow(uint64_t* taken, uint64_t row, uint64_t mark, int n, int lane) {
+  if (lane >= n) return 0;
+  return atomicExch(reinterpret_cast<unsigned long long*>(taken + row), static_cast<unsigned long long>(mark));
+}
+
+__device__ inline void reportTaken(uint64_t prior, uint64_t mark, int n, int src, int j, SyState* state,
+                                   uint32_t stage, int lane) {
+  if (lane < n && prior == mark) {
     recordError(state, E_BAD_RECORD, stage, static_cast<uint32_t>(src), R_DISPATCH_ROUTES, static_cast<uint32_t>(j),
                 F_TAKEN);
   }

@@ -48,9 +48,6 @@ __device__ inline uint32_t ldRelaxedSys(const uint32_t* p) {
 /// stage's counter (stage.cuh's lastBlockDone).
 __device__ inline void fenceAcqRelGpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
-/// Acquire side of a release store seen by an earlier relaxed load.
-__device__ inline void fenceAcquireSys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
-
 __device__ inline uint32_t ldVolatile(const uint32_t* p) {
   return *reinterpret_cast<const volatile uint32_t*>(p);
 }
@@ -81,7 +78,9 @@ __device__ inline bool hasError(const SyState* state) { return ldVolatile(&state
 /// seeing another thread's. While waiting only this step's epoch (with a smaller count), the
 /// previous step's, or 0 (never written) is legal. Polls with relaxed loads (backing off with
 /// __nanosleep after the first 32 tries, so thousands of waiting threads do not crowd the memory
-/// system); with `acquire`, one acquire fence once the word is there orders the data it announces.
+/// system); with `acquire`, one acquire load of the word once it is there orders the data it
+/// announces (the value returned is that load's: the same word, since the next step's value needs
+/// this rank's next step first).
 __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32_t need, SyState* state,
                                     uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region,
                                     bool acquire = true) {
@@ -93,8 +92,10 @@ __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32
     const uint32_t e = signalEpoch(w);
     if (w != 0 && e == epoch) {
       if (signalCount(w) >= need) {
-        if (acquire) fenceAcquireSys();
-        return w;
+        // The acquire: one acquire load of the word the relaxed poll saw (it reads the release
+        // store, or a later one), cheaper than a system fence (which waits for every memory
+        // operation of the thread); the block's barrier after it orders the other threads' reads.
+        return acquire ? ldAcquireSys(word) : w;
       }
     } else if (w != 0 && e != prev) {
       recordError(state, E_BAD_EPOCH, stage, peer, region, e, epoch);
