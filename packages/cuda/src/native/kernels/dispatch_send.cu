@@ -52,11 +52,25 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   // A warp a piece (one token, or a few): the warp's input is fetched into L2 now, while the plan
   // runs, so its loads after the plan wait for L2, not HBM (held in registers instead, the plan
   // spilled).
-  if (items <= kWarps && warp < items) prefetchPiece(p, x, t0 + warp / spans, warp % spans * pieces / spans, lane);
+  // Its token's slots and weights are loaded now too, and a one-stage chunk's plan entries kept in
+  // shared memory (planEntriesSmemBytes): after the plan the warp loads nothing but its input.
+  const bool early = items <= kWarps && warp < items;
+  int preEx = -1;
+  float preW = 0.0f;
+  if (early) {
+    const int t = t0 + warp / spans;
+    prefetchPiece(p, x, t, warp % spans * pieces / spans, lane);
+    if (lane < K) {
+      preEx = topkIdx[static_cast<uint64_t>(t) * K + lane];
+      preW = topkWeights[static_cast<uint64_t>(t) * K + lane];
+    }
+  }
+  const bool oneStage = t1 - t0 <= kPlanStage;
+  int* sEntries = sPlan + planSmemBytes(E, R, K) / 4;
   bool failed = __syncthreads_or(hasError(c.state));  // block-uniform
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
   const bool lastChunk = blockIdx.x == gridDim.x - 1;
-  if (!failed) failed = !planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan);
+  if (!failed) failed = !planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan, oneStage ? sEntries : nullptr);
 
   if (!failed) {
     SY_CLOCK_MARK;  // 1: the plan
@@ -78,10 +92,11 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
       // The token's slots and its plan entries, loaded together (one round trip, not three).
       const uint64_t at = static_cast<uint64_t>(t) * K + lane;
       const bool slot = lane < K;
-      const int ex = slot ? topkIdx[at] : -1;
-      const int jv = slot ? c.plan.recordIndex[at] : 0;  // meaningful at each rank's first slot
-      const int index = slot ? c.plan.entryIndex[at] : 0;
-      const float w = slot ? topkWeights[at] : 0.0f;
+      const int ex = early ? preEx : slot ? topkIdx[at] : -1;
+      const float w = early ? preW : slot ? topkWeights[at] : 0.0f;
+      const int* se = sEntries + (t - t0) * K + lane;  // oneStage: this block's plan entries
+      const int jv = !slot ? 0 : oneStage ? se[kPlanStage * K] : c.plan.recordIndex[at];  // at each rank's first slot
+      const int index = !slot ? 0 : oneStage ? se[0] : c.plan.entryIndex[at];
       const TokenSlots s = tokenSlotsOf(ex, L, lane);
       const int j = jv;
       // Every destination's record slot [rank][j]: one row per destination rank.
@@ -140,7 +155,7 @@ cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* sca
   int blocks = stageBlocks(ctx, items, 0);
   const int chunk = chunkTokens(numTokens, blocks);
   blocks = numTokens > 0 ? (numTokens + chunk - 1) / chunk : 1;  // every block has tokens; the last ends at T
-  const int smem = planSmemBytes(p.experts(), p.ranks(), p.topK());
+  const int smem = planSmemBytes(p.experts(), p.ranks(), p.topK()) + planEntriesSmemBytes(p.topK());
   cudaError_t rc = cudaFuncSetAttribute(dispatchSendKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != cudaSuccess) return rc;
   dispatchSendKernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x),

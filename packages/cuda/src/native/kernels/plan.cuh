@@ -31,6 +31,11 @@ __host__ __device__ inline int planSmemBytes(int experts, int ranks, int topK) {
   return 4 * (2 * experts + 2 * ranks + 2 * kPlanStage * topK);
 }
 
+/// planChunk's optional copy of a one-stage chunk's plan entries in shared memory, [2][kPlanStage *
+/// K] ints (entry indices, then record indices), so the chunk's senders read them without a
+/// global round trip.
+__host__ __device__ inline int planEntriesSmemBytes(int topK) { return 4 * 2 * kPlanStage * topK; }
+
 /// Warp 0's walk over one group of up to 32 staged tokens (lane = token t, its K slots at `row`
 /// and their ranks at `rrow` in shared memory): every slot's index among the source's rows of its
 /// expert, and at the first slot of each rank the token's record number there; then the counters
@@ -40,7 +45,7 @@ __host__ __device__ inline int planSmemBytes(int experts, int ranks, int topK) {
 /// from every kernel that plans; walkGroupWide serves larger K.
 template <int KMAX>
 __device__ inline void walkGroup(const SyCtx& c, const int* row, const int* rrow, int t, bool active, int K, int* cnt,
-                                 int* recs, uint32_t* bits, uint32_t* dbits, int lane) {
+                                 int* recs, uint32_t* bits, uint32_t* dbits, int lane, int* se) {
   const uint32_t below = (1u << lane) - 1u;
   int ex[KMAX], rk[KMAX];  // rk: the slot's rank at the first slot of that rank, else -1
 #pragma unroll
@@ -63,8 +68,14 @@ __device__ inline void walkGroup(const SyCtx& c, const int* row, const int* rrow
     bd[k] = rk[k] >= 0 ? dbits[rk[k]] : 0u;
     if (ex[k] < 0) continue;
     const uint64_t at = static_cast<uint64_t>(t) * K + k;
-    c.plan.entryIndex[at] = cnt[ex[k]] + __popc(be[k] & below);
-    if (rk[k] >= 0) c.plan.recordIndex[at] = recs[rk[k]] + __popc(bd[k] & below);
+    const int entry = cnt[ex[k]] + __popc(be[k] & below);
+    c.plan.entryIndex[at] = entry;
+    if (se != nullptr) se[k] = entry;
+    if (rk[k] >= 0) {
+      const int record = recs[rk[k]] + __popc(bd[k] & below);
+      c.plan.recordIndex[at] = record;
+      if (se != nullptr) se[kPlanStage * K + k] = record;
+    }
   }
   __syncwarp();
 #pragma unroll
@@ -83,7 +94,7 @@ __device__ inline void walkGroup(const SyCtx& c, const int* row, const int* rrow
 
 /// walkGroup for any K (up to kMaxTopK): the slots read from shared memory in every loop.
 __device__ inline void walkGroupWide(const SyCtx& c, const int* row, const int* rrow, int t, bool active, int K,
-                                     int* cnt, int* recs, uint32_t* bits, uint32_t* dbits, int lane) {
+                                     int* cnt, int* recs, uint32_t* bits, uint32_t* dbits, int lane, int* se) {
   const uint32_t below = (1u << lane) - 1u;
   for (int k = 0; k < K; ++k) {
     const int ex = active ? row[k] : -1;
@@ -100,8 +111,14 @@ __device__ inline void walkGroupWide(const SyCtx& c, const int* row, const int* 
     bool firstOfRank = true;
     for (int q = 0; q < k; ++q) firstOfRank = firstOfRank && rrow[q] != r;
     const uint64_t at = static_cast<uint64_t>(t) * K + k;
-    c.plan.entryIndex[at] = cnt[ex] + __popc(bits[ex] & below);
-    if (firstOfRank) c.plan.recordIndex[at] = recs[r] + __popc(dbits[r] & below);
+    const int entry = cnt[ex] + __popc(bits[ex] & below);
+    c.plan.entryIndex[at] = entry;
+    if (se != nullptr) se[k] = entry;
+    if (firstOfRank) {
+      const int record = recs[r] + __popc(dbits[r] & below);
+      c.plan.recordIndex[at] = record;
+      if (se != nullptr) se[kPlanStage * K + k] = record;
+    }
   }
   __syncwarp();
   for (int k = 0; k < K; ++k) {  // the lowest lane of each word advances its counter
@@ -126,7 +143,8 @@ __device__ inline void walkGroupWide(const SyCtx& c, const int* row, const int* 
 /// in the loads that count the tokens before the chunk. Returns true in every thread when all of
 /// topkIdx [T, K] is good; otherwise records E_BAD_INPUT for the first bad entry and returns false
 /// (the plan is then meaningless: the caller stores nothing).
-__device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, int t0, int t1, bool last, int* smem) {
+__device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, int t0, int t1, bool last, int* smem,
+                                 int* entries = nullptr) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), E = p.experts(), dp = p.dpSize();
   const int mine = c.rank % dp;
@@ -221,10 +239,11 @@ __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
       const int i = g + lane;
       const int t = s0 + i;
       const bool active = i < n && t % dp == mine;
+      int* se = entries != nullptr && t1 - t0 <= kPlanStage && i < n ? entries + i * K : nullptr;
       if (K <= 8) {
-        walkGroup<8>(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane);  // top-8 and below
+        walkGroup<8>(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane, se);  // top-8 and below
       } else {
-        walkGroupWide(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane);
+        walkGroupWide(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane, se);
       }
     }
   }
