@@ -28,6 +28,7 @@ namespace {
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 constexpr int kOutPerPiece = 512;  // outputs of one work item: two 8-wide vectors a lane
+constexpr int kPairShared = 2048;  // pairStart entries (L * R = experts) held in shared memory
 
 __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uint16_t* expertOut) {
   const SyParams& p = c.p;
@@ -36,17 +37,22 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN;
   __shared__ int sRecStart[1025];
+  __shared__ int sScratch[kWarps + 1];
+  __shared__ int sPair[kPairShared];  // pairStart [L, R] when L * R (= E) fits
   const bool failed = hasError(c.state);
   const bool small = R <= 1024;
-  if (threadIdx.x == 0 && small) {
-    int run = 0;
-    for (int s = 0; s < R; ++s) {
-      sRecStart[s] = run;
-      run += failed ? 0 : c.t.records[s];
-    }
-    sRecStart[R] = run;
-  }
+  const int pairs = p.localExperts() * R;
+  const bool pairShared = pairs <= kPairShared;
+  // The records' prefix (a thread a source loads its count: one round trip, not one a source; one
+  // scan) and the pair table, loaded together: a record's rows are then a shared-memory read.
+  for (int s = threadIdx.x; s < R && small; s += kThreads) sRecStart[s] = failed ? 0 : c.t.records[s];
+  for (int i = threadIdx.x; i < pairs && pairShared; i += kThreads) sPair[i] = c.t.pairStart[i];
   __syncthreads();
+  if (small) {
+    const int total = blockExclusiveScan(sRecStart, R, sScratch);
+    if (threadIdx.x == 0) sRecStart[R] = total;
+    __syncthreads();
+  }
   SY_CLOCK_MARK;  // 1: the record counts
 
   if (!failed && small) {
@@ -98,7 +104,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
       next = fetch(item + stride);
       const int t = cur.t, n = cur.n, s = cur.s, c0 = cur.c0, c1 = cur.c1, ee = cur.ee, idx = cur.idx;
       float w = cur.w;
-      const uint64_t row = lane < n ? static_cast<uint64_t>(c.t.pairStart[ee * R + s] + idx) : 0;
+      const uint64_t row = lane < n ? static_cast<uint64_t>((pairShared ? sPair[ee * R + s] : c.t.pairStart[ee * R + s]) + idx) : 0;
       if (lane >= n) w = 0.0f;
       const int group = s / dp * dp;
       const uint64_t dstRow = (static_cast<uint64_t>(c.rank) * M + t) * H;
