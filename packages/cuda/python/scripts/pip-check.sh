@@ -23,7 +23,8 @@ py="$work/venv/bin/python"
 say "system: $(python3 --version), pip $(python3 -m pip --version | cut -d' ' -f2), scikit-build-core" \
   "$(python3 -c 'import scikit_build_core as m; print(m.__version__)' 2>&1 | tail -1), cmake $(cmake --version | head -1 | cut -d' ' -f3)," \
   "nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
-python3 -m venv --system-site-packages "$work/venv"
+# --without-pip: the system's pip serves the environment (no ensurepip, no network) and installs into it.
+python3 -m venv --without-pip --system-site-packages "$work/venv"
 # One build folder for the install and the wheel: the second build reuses the first's objects.
 build=(--no-build-isolation --no-index --config-settings=build-dir="$work/build")
 

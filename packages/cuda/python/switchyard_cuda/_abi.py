@@ -10,7 +10,6 @@ Loading collects every failure into one message.
 from __future__ import annotations
 
 import ctypes
-import os
 from pathlib import Path
 
 from ._contract import REGION_NAMES, STATUS_INTERNAL
