@@ -41,7 +41,8 @@ set_source_files_properties(${SY_HOST_SOURCES} PROPERTIES LANGUAGE CUDA)
 
 add_library(switchyard_cuda SHARED ${SY_KERNEL_SOURCES} ${SY_HOST_SOURCES} ${SY_LAYOUT_SOURCES} ${SY_NVSHMEM_SOURCES})
 target_include_directories(switchyard_cuda PUBLIC ${SY_INCLUDE} PRIVATE ${SY_NVSHMEM_INCLUDE} ${SY_NCCL_INCLUDE})
-target_compile_definitions(switchyard_cuda PRIVATE ${SY_NCCL_DEFS})
+# SY_VERSION: sy_version's x.y.z (c_api.cc), the project's version from the repository's VERSION file.
+target_compile_definitions(switchyard_cuda PRIVATE ${SY_NCCL_DEFS} "SY_VERSION=\"${PROJECT_VERSION}\"")
 target_compile_options(switchyard_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-O3>)
 target_link_libraries(switchyard_cuda PRIVATE ${SY_NVSHMEM_LIBS} ${SY_NCCL_LIB} CUDA::cudart)
 set_target_properties(switchyard_cuda PROPERTIES

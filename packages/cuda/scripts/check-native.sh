@@ -20,7 +20,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=(-std=c++17 -rdc=true -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC,-Wall -O3
   -I"$pkg/include" -I"$inc" -I"$nccl_inc" -I"$root/node_modules/node-addon-api" -I"$root/node_modules/node-api-headers/include"
-  -DNAPI_VERSION=8 -DNODE_ADDON_API_DISABLE_DEPRECATED -DNAPI_CPP_EXCEPTIONS)
+  -DNAPI_VERSION=8 -DNODE_ADDON_API_DISABLE_DEPRECATED -DNAPI_CPP_EXCEPTIONS
+  -DSY_VERSION="\"$(cat "$root/VERSION")\"")  # sy_version's x.y.z, as CMakeLists.txt sets it
 pids=()
 for f in "$pkg"/src/native/kernels/*.cu "$pkg"/src/native/host/*.cc "$pkg"/src/native/binding/*.cc "$pkg"/src/native/tools/*.cc; do
   [ -e "$f" ] || continue

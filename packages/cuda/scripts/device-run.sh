@@ -9,6 +9,8 @@
 #   bash packages/cuda/scripts/device-run.sh library  (= build exports c-example abi-fuzz python host-overhead pack:
 #                                                       the shared library, its exports, a C program, the Python
 #                                                       package, and what Python adds to a step over C)
+#   bash packages/cuda/scripts/device-run.sh pip-install pack  (the Python package as pip builds and installs
+#                                                       it, then the MoE example on GPUs 0 and 1: needs no build step)
 # or any list of the steps below. One GPU is enough for every step: 2 ranks share it by time slices
 # (SWITCHYARD_CUDA_RANKS_PER_GPU=2, no MPS), 4 ranks run under an MPS daemon (mps-on starts it,
 # mps-off stops it; a step that fails leaves it running until mps-off or the end of the script).
@@ -176,6 +178,9 @@ for s in "${steps[@]}"; do
       step exports 30 bash packages/cuda/scripts/check-exports.sh packages/cuda/build/libswitchyard_cuda.so ;;
     python) # the Python package: pytest on one GPU, then the MoE layer example under torchrun
       step python 300 bash packages/cuda/python/scripts/gpu-test.sh "$OUT" ;;
+    pip-install) # pip install / pip wheel of packages/cuda/python in a venv (no network, NVSHMEM from its wheel),
+      # then, with no SWITCHYARD_CUDA_LIB / LD_LIBRARY_PATH, the import and the MoE example on GPUs 0 and 1
+      step pip-install 540 bash packages/cuda/python/scripts/pip-check.sh ;;
     env-start2 | env-start4) # the Node environment-driven start: N processes as a launcher starts them, one checked step each, both layouts
       n=${s: -1}
       step "$s" 120 bash -c "bash packages/cuda/examples/node/launch-local.sh $n masked && bash packages/cuda/examples/node/launch-local.sh $n contiguous" ;;

@@ -7,8 +7,13 @@
     ep = Endpoint(rt, config)
     out = ep.dispatch(x, topk_idx, topk_weights)                               # torch's current stream
     y = ep.combine(expert_out, topk_idx)
+
+`pip install` builds libswitchyard_cuda into this package; $SWITCHYARD_CUDA_LIB overrides it.
+`library_path()` says which file was loaded; `__version__` is the project's version.
 """
 
+from ._abi import library_path
+from ._version import read_version
 from .endpoint import DispatchOutput, Endpoint
 from .errors import (
     ConfigError,
@@ -30,9 +35,11 @@ from .errors import (
 from .layout import Config, Layout, Region, compute_layout
 from .runtime import Runtime, heap_size_for
 
+__version__ = read_version()
+
 __all__ = [
     "Config", "ConfigError", "CudaError", "DispatchOutput", "Endpoint", "InternalError", "InvalidArgumentError",
     "Layout", "LibraryNotFoundError", "NcclError", "NvshmemError", "PhaseError", "ProtocolError", "Region",
     "Runtime", "StateError", "SwitchyardError", "SyError", "SyTimeoutError", "UnsupportedError",
-    "compute_layout", "error_for", "heap_size_for",
+    "compute_layout", "error_for", "heap_size_for", "library_path",
 ]

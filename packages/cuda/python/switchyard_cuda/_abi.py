@@ -10,7 +10,6 @@ Loading collects every failure into one message.
 from __future__ import annotations
 
 import ctypes
-import os
 from pathlib import Path
 
 from ._contract import REGION_NAMES, STATUS_INTERNAL
@@ -167,33 +166,22 @@ def filled(struct_type, call: str, fill):
     return status, struct_type.from_buffer_copy(buf)
 
 
-def _candidates(names: list[str], env_vars: list[str]) -> list[str]:
-    here = Path(__file__).resolve().parent
-    out = [os.environ[v] for v in env_vars if os.environ.get(v)]
-    for name in names:
-        out.append(str(here / name))  # installed next to the package
-        out.append(str(here.parent.parent / "build" / name))  # packages/cuda/build of a source checkout
-        out.append(name)  # the loader's own search (LD_LIBRARY_PATH, ldconfig)
-    return out
-
-
 def load(kind: str, path: str | None = None) -> ctypes.CDLL:
     """Loads libswitchyard_cuda (kind "cuda") or, for the layout alone, either library (kind "layout").
 
-    Looks at `path`, then $SWITCHYARD_CUDA_LIB / $SWITCHYARD_LAYOUT_LIB, the package folder,
-    packages/cuda/build, the system's search path. Raises LibraryNotFoundError listing every try.
+    Looks at `path`, else where _loader.candidates says ($SWITCHYARD_CUDA_LIB / $SWITCHYARD_LAYOUT_LIB,
+    the library pip installed into the package, packages/cuda/build, the system's search path).
+    Raises LibraryNotFoundError listing every try and what to do.
     """
+    from . import _loader
     from .errors import LibraryNotFoundError
 
-    names = ["libswitchyard_cuda.so.1", "libswitchyard_cuda.so"]
-    if kind == "layout":
-        names += ["libswitchyard_layout.so"]
-    # The full library carries the layout functions too, so SWITCHYARD_CUDA_LIB serves both kinds.
-    env_vars = ["SWITCHYARD_LAYOUT_LIB", "SWITCHYARD_CUDA_LIB"] if kind == "layout" else ["SWITCHYARD_CUDA_LIB"]
-    tries = [path] if path else _candidates(names, env_vars)
+    tries = [path] if path else _loader.candidates(kind)
     failures = []
     for candidate in tries:
         try:
+            if _loader.is_shipped(candidate) and Path(candidate).is_file() and _built_with_nvshmem_wheel():
+                _loader.preload_nvshmem()
             lib = ctypes.CDLL(candidate)
         except OSError as e:
             failures.append(f"{candidate}: {e}")
@@ -208,12 +196,23 @@ def load(kind: str, path: str | None = None) -> ctypes.CDLL:
                 failures.append(f"{candidate}: ABI version {lib.sy_abi_version()}, this package speaks {SY_ABI_VERSION}")
                 continue
         return lib
-    fix = (
-        "build it with `npm run build:native -w @switchyard/cuda` (CUDA + NVSHMEM_HOME) or, for the layout "
-        "alone, `cmake -S packages/cuda -B build && cmake --build build --target switchyard_layout`; "
-        "or point SWITCHYARD_CUDA_LIB / SWITCHYARD_LAYOUT_LIB at the library"
+    raise LibraryNotFoundError(
+        f"libswitchyard_{kind} could not be loaded:\n  " + "\n  ".join(failures) + f"\nfix: {_loader.FIX}"
     )
-    raise LibraryNotFoundError(f"libswitchyard_{kind} could not be loaded:\n  " + "\n  ".join(failures) + f"\n{fix}")
+
+
+def library_path(lib: ctypes.CDLL | None = None) -> str:
+    """The library `lib` (default: the one load("cuda") finds) as it was opened: a path, or a bare
+    name the system loader resolved."""
+    return (lib or load("cuda"))._name
+
+
+def _built_with_nvshmem_wheel() -> bool:
+    try:
+        from ._build_config import NVSHMEM_SOURCE
+    except ImportError:
+        return False
+    return NVSHMEM_SOURCE == "wheel"
 
 
 def _declare(lib: ctypes.CDLL, table: dict) -> None:

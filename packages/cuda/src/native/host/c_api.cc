@@ -23,7 +23,14 @@ extern "C" {
 
 static_assert(SY_PARAM_COUNT == sy::kParamCount, "switchyard_cuda.h's SY_PARAM_COUNT must match params.cuh");
 
-const char* sy_version(void) { return "switchyard-cuda 0.6.0 (protocol version 2: masked and contiguous layouts)"; }
+// SY_VERSION ("x.y.z") comes from the build: CMakeLists.txt reads the repository's VERSION file.
+#ifndef SY_VERSION
+#error "SY_VERSION is not defined: build with CMake (it reads the repository's VERSION file) or pass -DSY_VERSION='\"x.y.z\"'"
+#endif
+
+const char* sy_version(void) {
+  return "switchyard-cuda " SY_VERSION " (protocol version 2: masked and contiguous layouts)";
+}
 
 const char* sy_param_names(void) { return sy::kParamNames; }
 
