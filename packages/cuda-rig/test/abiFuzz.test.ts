@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { tempDir } from "../../../test-support/tempDir.js";
 import { abiFuzzConfig, encodeAbiFuzzCase, formatAbiFuzz, runAbiFuzz } from "../src/checks/abiFuzz.js";
 
-/** The reader of src/native/tools/abi_fuzz.cc (readCase), written again in TypeScript. */
+/** The reader of packages/cuda/test/native/abi_fuzz/abi_fuzz.cc (readCase), written again in TypeScript. */
 function decode(buf: Uint8Array) {
   const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let o = 0;

@@ -31,7 +31,9 @@
  * - The library reads no environment variable of its own: every choice is an argument
  *   (sy_runtime_options, sy_endpoint_set_blocks, ...). Command-line tools parse the environment
  *   and pass what they found. (NVSHMEM and CUDA still read theirs, e.g. NVSHMEM_SYMMETRIC_SIZE.)
- * - Exported: exactly the functions marked SY_API (libswitchyard_cuda.so.SY_ABI_VERSION).
+ * - Exported: exactly the functions marked SY_API (libswitchyard_cuda.so.SY_ABI_VERSION). The bench's
+ *   NCCL baseline, random fills and peer-write bandwidth are another library (bench/native,
+ *   libswitchyard_cuda_bench.so), not part of this ABI.
  * - Collective calls (all ranks, same order): sy_runtime_create, sy_runtime_destroy,
  *   sy_endpoint_create, sy_endpoint_destroy, sy_barrier.
  */
@@ -54,8 +56,6 @@ extern "C" {
 
 typedef struct sy_runtime sy_runtime;   /* one per process: NVSHMEM on one GPU */
 typedef struct sy_endpoint sy_endpoint; /* one rank's buffers for one config */
-typedef struct sy_nccl sy_nccl;         /* one per process: the NCCL communicator of the bench's baseline */
-typedef struct sy_baseline sy_baseline; /* one rank's buffers of the NCCL baseline for one config */
 
 /* Its fields' values are sy_stage, sy_error_code and sy_record_fault (switchyard_contract.h).
  * What a stage kernel recorded. stage: 1 dispatch recv, 2 combine recv, 3 dispatch send (the
@@ -224,37 +224,6 @@ SY_API int sy_event_destroy(void* event);
 /* external != 0 makes the record a node of a graph being captured on `stream`. */
 SY_API int sy_event_record(void* event, void* stream, int external);
 SY_API int sy_event_elapsed_ms(void* start, void* end, float* ms);
-/* Peer-copy bandwidth: every rank writes `bytes` into each peer's heap with 16-byte stores (all at once),
- * `iters` times; *gbps is bytes written by this rank per second, in GB/s (1e9). */
-SY_API int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps);
-
-/* Benchmark helpers. cudaMemGetInfo of the current device. */
-SY_API int sy_mem_get_info(uint64_t* free_bytes, uint64_t* total_bytes);
-/* `count` random elements at `ptr`, deterministic per (seed, index), on `stream`. kind: 0 bf16 with
- * magnitudes over 17 binades per 128-block, 1 fp8-e4m3 bits (no NaN), 2 fp32 powers of two, 3 bf16 in [-3, 3]. */
-SY_API int sy_fill_random(void* ptr, uint64_t count, int kind, uint64_t seed, void* stream);
-
-/* NCCL baseline (the bench's "plain way"): count exchange, host synchronisation, grouped
- * ncclSend / ncclRecv with splits (one row per (token, expert)), the reverse for combine and the
- * weighted sum in protocol version 2's order, so its outputs equal core's reference. NCCL needs one
- * GPU per rank (several ranks on one GPU: sy_nccl_create fails). SY_ERR_UNSUPPORTED
- * when the addon was built without NCCL. NCCL_NVLS_ENABLE=0 is forced in the process. */
-SY_API int sy_nccl_get_unique_id(uint8_t out[SY_UNIQUE_ID_BYTES]);
-SY_API int sy_nccl_create(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device, sy_nccl** out);
-SY_API int sy_nccl_version(const sy_nccl* nc, int* version);
-SY_API int sy_nccl_destroy(sy_nccl* nc);
-/* params: core's layoutParams of the config with layout "contiguous" (SY_PARAM_COUNT values); dpSize 1. */
-SY_API int sy_baseline_create(sy_nccl* nc, const uint64_t* params, size_t count, sy_baseline** out);
-SY_API int sy_baseline_destroy(sy_baseline* bl);
-/* Blocks the host for the count exchange. Output in the contiguous layout's recvX / recvScales / recvMeta. */
-SY_API int sy_baseline_dispatch(sy_baseline* bl, const void* x, const float* scales, const int32_t* topk_idx, int num_tokens,
-                         void* stream);
-SY_API int sy_baseline_combine(sy_baseline* bl, const void* expert_out, const int32_t* topk_idx, const float* topk_weights,
-                        int num_tokens, void* y, void* stream);
-/* Local output regions (recvX, recvScales, recvMeta: index in REGION_NAMES), counts [L, R] int32, memory. */
-SY_API int sy_baseline_region(const sy_baseline* bl, int region, void** ptr, uint64_t* bytes);
-SY_API int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts);
-SY_API int sy_baseline_memory(const sy_baseline* bl, uint64_t* device_bytes);
 
 #ifdef __cplusplus
 }

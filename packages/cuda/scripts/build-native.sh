@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the native libraries with CMake (CMakeLists.txt) into build/:
-#   build/libswitchyard_cuda.so.1  kernels, NVSHMEM transport and the C ABI (include/), exporting
-#                                  exactly its SY_API functions (checked below: check-exports.sh)
-#   build/switchyard_cuda.node     the Node addon, linked against it (rpath $ORIGIN)
-#   build/abi_fuzz                 the C ABI fuzzer, linked against it
+#   build/libswitchyard_cuda.so.1        the product: kernels, NVSHMEM transport and the C ABI (include/),
+#                                        exporting exactly its SY_API functions (checked below: check-exports.sh)
+#   build/libswitchyard_cuda_bench.so.1  the bench library (bench/native): NCCL baseline, random fills,
+#                                        peer-write bench; linked against the product, exports checked too
+#   build/switchyard_cuda.node           the Node addon, linked against both (rpath $ORIGIN)
+#   build/abi_fuzz                       the C ABI fuzzer (test/native/abi_fuzz), linked against both
 #   build/libswitchyard_layout.so  the layout in C alone (host only), and build/sy_layout_cli
 # Without nvcc or NVSHMEM it fails (exit 1), saying what is missing and what to set. A caller for which
 # a CPU-only machine legitimately has nothing to build passes --if-available: then it prints
@@ -12,8 +14,9 @@
 # shared memory and spills into the log; SWITCHYARD_CUDA_LINEINFO=1 keeps source lines for profilers;
 # SWITCHYARD_CUDA_PHASE_CLOCK=1 makes the stage kernels print phase stamps (kernels/phase_clock.cuh:
 # profiling only, never for a release).
-# NCCL (the bench's baseline) is found by CMake: NCCL_HOME,
-# the system's, or the nvidia-nccl wheel; without it the baseline is built disabled.
+# NCCL (the bench library's baseline) is found by CMake: NCCL_HOME, the system's, or the nvidia-nccl
+# wheel; without it the baseline is built disabled. SWITCHYARD_BUILD_BENCH=0 builds the product alone
+# (-DSY_BUILD_BENCH=OFF: no bench library, an addon without the bench calls).
 set -euo pipefail
 pkg=$(cd "$(dirname "$0")/.." && pwd)
 if_available=0
@@ -58,8 +61,9 @@ cuda_flags=""
 [ "${SWITCHYARD_CUDA_PHASE_CLOCK:-0}" = 1 ] && cuda_flags="$cuda_flags -DSY_PHASE_CLOCK"  # kernels print phase stamps
 echo "build:native: nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), sm_${arch}, NVSHMEM_HOME=$NVSHMEM_HOME, $(cmake --version | head -1)"
 cmake -S "$pkg" -B "$out/cmake" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNVSHMEM_HOME="$NVSHMEM_HOME" \
-  -DSY_CUDA_ARCH="$arch" -DCMAKE_CUDA_FLAGS="$cuda_flags" \
+  -DSY_CUDA_ARCH="$arch" -DCMAKE_CUDA_FLAGS="$cuda_flags" -DSY_BUILD_BENCH="$([ "${SWITCHYARD_BUILD_BENCH:-1}" = 0 ] && echo OFF || echo ON)" \
   -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$out" -DCMAKE_RUNTIME_OUTPUT_DIRECTORY="$out"
 cmake --build "$out/cmake" --parallel "${SWITCHYARD_BUILD_JOBS:-$(nproc)}"
-echo "build:native: wrote $(cd "$out" && ls -d libswitchyard_cuda.so* switchyard_cuda.node abi_fuzz 2>/dev/null | tr '\n' ' ')"
+echo "build:native: wrote $(cd "$out" && ls -d libswitchyard_cuda.so* libswitchyard_cuda_bench.so* switchyard_cuda.node abi_fuzz 2>/dev/null | tr '\n' ' ')"
 bash "$pkg/scripts/check-exports.sh" "$out/libswitchyard_cuda.so"
+[ "${SWITCHYARD_BUILD_BENCH:-1}" = 0 ] || bash "$pkg/scripts/check-exports.sh" "$out/libswitchyard_cuda_bench.so"

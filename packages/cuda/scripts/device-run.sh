@@ -174,8 +174,10 @@ for s in "${steps[@]}"; do
     soak-contig) secs=${SOAK_CONTIG_SECONDS:-100}
       step soak-contig $((secs + 30)) env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" soak --ranks 2 \
         --steps "${SOAK_CONTIG_STEPS:-100000}" --max-seconds "$secs" --json "$OUT/soak-contig.json" ;;
-    exports) # libswitchyard_cuda.so exports exactly the SY_API functions, soname carries SY_ABI_VERSION
-      step exports 30 bash packages/cuda/scripts/check-exports.sh packages/cuda/build/libswitchyard_cuda.so ;;
+    exports) # each library exports exactly its header's SY_API functions (the product no bench function),
+      # sonames carry SY_ABI_VERSION
+      step exports 30 bash -c 'for l in libswitchyard_cuda.so libswitchyard_cuda_bench.so; do
+        bash packages/cuda/scripts/check-exports.sh "packages/cuda/build/$l" || exit 1; done' ;;
     python) # the Python package: pytest on one GPU, then the MoE layer example under torchrun
       step python 300 bash packages/cuda/python/scripts/gpu-test.sh "$OUT" ;;
     pip-install) # pip install / pip wheel of packages/cuda/python in a venv (no network, NVSHMEM from its wheel),

@@ -32,7 +32,7 @@ function bytesOf(v: ArrayBufferView | undefined): Uint8Array {
 }
 
 /**
- * The case file build/abi_fuzz reads (src/native/tools/abi_fuzz.cc, readCase): one step of
+ * The case file build/abi_fuzz reads (packages/cuda/test/native/abi_fuzz/abi_fuzz.cc, readCase): one step of
  * `config` (one rank) on the inputs of `seed`, with core's reference counts and y. Little endian:
  * "SYFZ", u32 version 1, u32 parameter count, u64 params (core's layoutParams), u64 symmetricBytes,
  * u32 tokens, hidden, topK, localExperts, ranks, maxTokensPerRank, input element bytes, input scales

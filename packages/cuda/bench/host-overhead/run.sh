@@ -16,8 +16,10 @@ mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin=$work/step
-cc -std=c11 -O2 -Wall -Wextra "$here/step.c" -I"$here/../../include" -L"$lib" -lswitchyard_cuda -Wl,-rpath,"$lib" -o "$bin"
-export SWITCHYARD_CUDA_LIB=$lib/libswitchyard_cuda.so.1 NVSHMEM_SYMMETRIC_SIZE=$((2 * 1024 * 1024 * 1024))
+cc -std=c11 -O2 -Wall -Wextra "$here/step.c" -I"$here/../../include" -I"$here/../native/include" -L"$lib" \
+  -lswitchyard_cuda_bench -lswitchyard_cuda -Wl,-rpath,"$lib" -o "$bin"
+export SWITCHYARD_CUDA_LIB=$lib/libswitchyard_cuda.so.1 SWITCHYARD_CUDA_BENCH_LIB=$lib/libswitchyard_cuda_bench.so.1
+export NVSHMEM_SYMMETRIC_SIZE=$((2 * 1024 * 1024 * 1024))
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 rounds=${ROUNDS:-3}
 for round in $(seq "$rounds"); do

@@ -1,6 +1,7 @@
 /* The host side of one MoE step driven from C: the baseline the Python package is compared with.
  *
- *   cc -std=c11 -O2 step.c -I../../include -L../../build -lswitchyard_cuda -Wl,-rpath,../../build -o step
+ *   cc -std=c11 -O2 step.c -I../../include -I../native/include -L../../build -lswitchyard_cuda_bench -lswitchyard_cuda \
+ *      -Wl,-rpath,../../build -o step
  *   ./step masked:1 masked:128 contiguous:128 [--steps N] [--experts E]
  *
  * A world of one rank on GPU 0; per point (layout:tokens) one endpoint of the bench's DeepSeek-like
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "switchyard_bench.h" /* sy_fill_random: the bench library's */
 #include "switchyard_layout.h"
 
 #define CHECK(call)                                                                                 \

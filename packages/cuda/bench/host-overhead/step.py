@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -30,14 +31,23 @@ def summary(samples: list[float]) -> dict:
     return {"median": round(v[n // 2], 3), "p10": round(v[n // 10], 3), "p90": round(v[(n * 9) // 10], 3)}
 
 
+def bench_lib():
+    """The bench library (sy_fill_random): SWITCHYARD_CUDA_BENCH_LIB, else beside SWITCHYARD_CUDA_LIB."""
+    path = os.environ.get("SWITCHYARD_CUDA_BENCH_LIB")
+    if not path:
+        path = str(Path(os.environ["SWITCHYARD_CUDA_LIB"]).with_name("libswitchyard_cuda_bench.so.1"))
+    return ctypes.CDLL(path)
+
+
 def fill_random(lib, tensor, kind: int, seed: int, stream) -> None:
-    """The library's deterministic fill (what step.c uses), so both drivers move the same bits."""
+    """The bench library's deterministic fill (what step.c uses), so both drivers move the same bits."""
     fn = lib.sy_fill_random
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p]
     st = fn(tensor.data_ptr(), tensor.numel(), kind, seed, stream.cuda_stream)
     if st != 0:
-        raise RuntimeError(f"sy_fill_random: {lib.sy_last_error(None).decode()}")
+        lib.sy_bench_last_error.restype = ctypes.c_char_p
+        raise RuntimeError(f"sy_fill_random: {lib.sy_bench_last_error(None).decode()}")
 
 
 def run_point(rt, stream, layout: str, tokens: int, steps: int, experts: int = EXPERTS) -> dict:
@@ -55,8 +65,9 @@ def run_point(rt, stream, layout: str, tokens: int, steps: int, experts: int = E
     x = torch.empty((tokens, HIDDEN), dtype=torch.bfloat16, device="cuda")
     y = torch.empty_like(x)
     expert_out = torch.empty((ep.layout.rows, HIDDEN), dtype=torch.bfloat16, device="cuda")
-    fill_random(rt.lib, x, 3, 1, stream)
-    fill_random(rt.lib, expert_out, 3, 2, stream)
+    bench = bench_lib()
+    fill_random(bench, x, 3, 1, stream)
+    fill_random(bench, expert_out, 3, 2, stream)
     stream.synchronize()
 
     clock = time.perf_counter_ns

@@ -48,7 +48,8 @@ def probe(cc, tmp_path_factory):
 
 def test_the_header_reader_sees_everything():
     code = _cheader.code()
-    assert len(_cheader.functions()) == len(re.findall(r"^SY_API\b", code, flags=re.M)) > 60
+    # The product's headers alone (the bench library's functions are another library's): 49 today.
+    assert len(_cheader.functions()) == len(re.findall(r"^SY_API\b", code, flags=re.M)) > 40
     assert len(STRUCTS) == len(re.findall(r"\bstruct\s+\w*\s*\{", code)) >= 6
     assert len(_cheader.enums()) == len(re.findall(r"\benum\s+\w*\s*\{", code))
     assert {"sy_runtime_info", "sy_error_info", "sy_layout"} <= set(STRUCTS)

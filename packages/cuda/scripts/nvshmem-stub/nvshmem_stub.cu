@@ -1,6 +1,6 @@
 // STUB, FOR CPU TESTS ONLY: definitions of the declarations in include/nvshmem.h that fail like a
 // machine without NVSHMEM would, so scripts/check-native.sh can link the C ABI fuzzer
-// (src/native/tools/abi_fuzz*.cc) on a CPU machine and run its library-level half. Never part
+// (test/native/abi_fuzz/abi_fuzz*.cc) and both libraries on a CPU machine and run its library-level half. Never part
 // of the real build (scripts/build-native.sh links the real libnvshmem_host / libnvshmem_device).
 #include "nvshmem.h"
 

@@ -1,9 +1,9 @@
-// Host program: runs the contiguous layout's index arithmetic (src/native/kernels/contiguous.cuh,
+// Host program: runs the contiguous layout's index arithmetic (bench/native/kernels/contiguous.cuh,
 // compiled for the host) the way the kernels use it, for every rank of a world, and prints each
 // rank's dispatch output structure, so test/contiguous.native.test.ts can compare it with core's
 // reference protocol.
 //
-// It follows the kernels step by step: route (dispatch_route.cu: per-chunk bit masks per (expert,
+// It follows the kernels step by step: route (bench/native/kernels/route.cu: per-chunk bit masks per (expert,
 // warp), prefixes, ranks by popcount, chunk prefixes, per-destination bases), staging rows
 // (dispatch_send_contiguous.cu: [dst][src * C + routeRow]), signals, receive tables
 // (dispatch_recv_contiguous.cu: expertRows, paddedOffsets, fillExpertTables, fillSourceTables) and
@@ -19,7 +19,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "../../src/native/kernels/contiguous.cuh"
+#include "../../bench/native/kernels/contiguous.cuh"
 
 using sy::SyContig;
 

@@ -1,6 +1,6 @@
 /* STUB, FOR COMPILE CHECKS ONLY: a declarations-only stand-in for NCCL's nccl.h, used by
  * scripts/check-native.sh on machines without NCCL. It declares only what Switchyard's baseline
- * (src/native/host/baseline.cc) calls, with NCCL 2.x's signatures. Never link against it: the
+ * (bench/native/host/baseline.cc) calls, with NCCL 2.x's signatures. Never link against it: the
  * real build (scripts/build-native.sh) uses the real header (e.g. /usr/include/nccl.h) and -lnccl. */
 #pragma once
 #include <cuda_runtime.h>

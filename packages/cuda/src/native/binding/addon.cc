@@ -1,17 +1,19 @@
 // Module entry: registers the wrapped classes (one per file) and the free functions
 // version(), paramNames(), getUniqueId(), copyToDevice(ptr, view), copyToHost(view, ptr), memset(ptr, value, bytes),
-// memInfo() -> {free, total}, fillRandom(ptr, count, kind, seed, stream), ncclUniqueId().
+// and, with the bench library (SY_WITH_BENCH, bench/native/binding/bench.cc), its calls: memInfo(), fillRandom(...),
+// ncclUniqueId(), the classes Nccl and Baseline, Runtime's benchPeerWrite().
 #include <napi.h>
 
 #include "device_buffer.h"
 #include "endpoint.h"
 #include "event.h"
-#include "baseline.h"
 #include "graph.h"
-#include "nccl_comm.h"
 #include "runtime.h"
 #include "status.h"
 #include "stream.h"
+#if SY_WITH_BENCH
+#include "bench.h"
+#endif
 
 namespace sy_node {
 namespace {
@@ -56,34 +58,6 @@ Napi::Value Memset(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value MemInfo(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  uint64_t free = 0, total = 0;
-  check(env, sy_mem_get_info(&free, &total), nullptr);
-  Napi::Object o = Napi::Object::New(env);
-  o.Set("free", Napi::Number::New(env, static_cast<double>(free)));
-  o.Set("total", Napi::Number::New(env, static_cast<double>(total)));
-  return o;
-}
-
-Napi::Value FillRandom(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const uint64_t count = toU64(info[1], "count");
-  const uint64_t seed = toU64(info[3], "seed");
-  check(env,
-        sy_fill_random(toPtr<void>(info[0], "ptr"), count, info[2].As<Napi::Number>().Int32Value(), seed,
-                       toPtr<void>(info[4], "stream")),
-        nullptr);
-  return env.Undefined();
-}
-
-Napi::Value NcclUniqueId(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Napi::Uint8Array out = Napi::Uint8Array::New(env, SY_UNIQUE_ID_BYTES);
-  check(env, sy_nccl_get_unique_id(out.Data()), nullptr);
-  return out;
-}
-
 }  // namespace
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -93,17 +67,15 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Stream::Init(env, exports);
   Graph::Init(env, exports);
   Event::Init(env, exports);
-  Nccl::Init(env, exports);
-  Baseline::Init(env, exports);
   exports.Set("version", Napi::Function::New(env, Version));
   exports.Set("paramNames", Napi::Function::New(env, ParamNames));
   exports.Set("getUniqueId", Napi::Function::New(env, GetUniqueId));
   exports.Set("copyToDevice", Napi::Function::New(env, CopyToDevice));
   exports.Set("copyToHost", Napi::Function::New(env, CopyToHost));
   exports.Set("memset", Napi::Function::New(env, Memset));
-  exports.Set("memInfo", Napi::Function::New(env, MemInfo));
-  exports.Set("fillRandom", Napi::Function::New(env, FillRandom));
-  exports.Set("ncclUniqueId", Napi::Function::New(env, NcclUniqueId));
+#if SY_WITH_BENCH
+  InitBench(env, exports);
+#endif
   return exports;
 }
 

@@ -1,5 +1,6 @@
 // class Runtime: one process's NVSHMEM runtime. new Runtime(uniqueId, rank, ranks, device) is
 // collective (every rank at once); an optional 5th argument carries the runtime options; destroy() finalises NVSHMEM (collective too).
+// With the bench library, bench/native/binding/bench.cc adds benchPeerWrite(bytes, iters) to its prototype.
 #include "runtime.h"
 
 #include "status.h"
@@ -11,7 +12,6 @@ Napi::FunctionReference Runtime::constructor;
 Napi::Object Runtime::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function f = DefineClass(env, "Runtime",
                                  {InstanceMethod("info", &Runtime::Info), InstanceMethod("barrier", &Runtime::Barrier),
-                                  InstanceMethod("benchPeerWrite", &Runtime::BenchPeerWrite),
                                   InstanceMethod("destroy", &Runtime::Destroy)});
   constructor = Napi::Persistent(f);
   constructor.SuppressDestruct();
@@ -72,16 +72,6 @@ Napi::Value Runtime::Barrier(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   check(env, sy_barrier(Get(env), toPtr<void>(info[0], "stream")), rt_);
   return env.Undefined();
-}
-
-Napi::Value Runtime::BenchPeerWrite(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  double gbps = 0;
-  check(env,
-        sy_bench_peer_write(Get(env), static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()),
-                            info[1].As<Napi::Number>().Int32Value(), &gbps),
-        rt_);
-  return Napi::Number::New(env, gbps);
 }
 
 Napi::Value Runtime::Destroy(const Napi::CallbackInfo& info) {

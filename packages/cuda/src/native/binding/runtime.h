@@ -16,7 +16,6 @@ class Runtime : public Napi::ObjectWrap<Runtime> {
  private:
   Napi::Value Info(const Napi::CallbackInfo& info);
   Napi::Value Barrier(const Napi::CallbackInfo& info);
-  Napi::Value BenchPeerWrite(const Napi::CallbackInfo& info);
   Napi::Value Destroy(const Napi::CallbackInfo& info);
   sy_runtime* rt_ = nullptr;
 };

@@ -324,11 +324,18 @@ int sy_event_elapsed_ms(void* start, void* end, float* ms) {
   });
 }
 
-int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps) {
-  return guard(rt, [&] {
-    SY_HOLD(sy_runtime, rt, sy::Kind::kRuntime, "sy_bench_peer_write: rt");
-    SY_HANDLE(gbps, "sy_bench_peer_write: gbps");
-    *gbps = sy::benchPeerWrite(rt, bytes, iters);
+int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks) {
+  return guard(ep, [&] {
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_set_blocks: ep");
+    sy::setContiguousBlocks(ep, blocks);
+  });
+}
+
+int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* local_bytes) {
+  return guard(ep, [&] {
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_memory: ep");
+    if (device_bytes) *device_bytes = ep->deviceBytes;
+    if (local_bytes) *local_bytes = ep->localBytes;
   });
 }
 

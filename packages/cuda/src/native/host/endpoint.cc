@@ -108,7 +108,6 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     nvshmem_barrier_all();
     ep->ctx.rank = rt->rank;
     ep->ctx.timeoutNs = timeoutNs;
-    ep->ctx.debugFlags = 0;  // timing experiments only (docs/design.md): the library reads no environment
     // One wave of the masked grids, shared fairly by the PEs on this GPU: their kernels wait for
     // each other, so each PE's must fit beside the others'.
     int perSm = 0;

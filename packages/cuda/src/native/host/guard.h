@@ -1,17 +1,15 @@
-// What every C ABI entry point (c_api.cc, c_api_bench.cc) runs its body inside: `guard` turns any
-// exception into a status code and a message for sy_last_error(handle). Nothing escapes.
+// What every C ABI entry point runs its body inside (c_api.cc, c_api_options.cc; the bench library's
+// bench/native/host/c_api_bench.cc compiles its own copy): `guard` turns any exception into a
+// status code and a message for the library's last-error call. Nothing escapes.
 #pragma once
 #include <cstdint>
 #include <exception>
 #include <string>
 
-#include "baseline.h"
-#include "endpoint.h"
 #include "error.h"
 #include "handles.h"
-#include "runtime.h"
 
-/// This thread's last failure (sy_last_error(NULL), and any handle not live).
+/// This thread's last failure in this library (sy_last_error(NULL), and any handle not live).
 inline thread_local std::string tlsLastError;
 
 template <typename F>

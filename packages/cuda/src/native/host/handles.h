@@ -17,6 +17,8 @@
 
 namespace sy {
 
+/// What a handle names. kRuntime and kEndpoint are this library's; kNccl and kBaseline are the bench
+/// library's (bench/native), which compiles its own table from this file.
 enum class Kind : uint32_t { kRuntime = 1, kEndpoint, kNccl, kBaseline };
 
 /// How long a destroy waits for calls in flight on its handle.

@@ -33,6 +33,5 @@ void getUniqueId(uint8_t* out);
 sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int device, const sy_runtime_options& options);
 void destroyRuntime(sy_runtime* rt);
 void barrier(sy_runtime* rt, cudaStream_t stream);
-double benchPeerWrite(sy_runtime* rt, size_t bytes, int iters);
 
 }  // namespace sy

@@ -46,8 +46,6 @@ int contigSendSmem(const SyParams& p) {
   return plan > bases ? plan : bases;
 }
 
-/// kDebug: timing experiments (SyCtx::debugFlags), 0 in every real launch.
-template <int kDebug>
 __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint8_t* x, const float* xScales,
                                                              const int32_t* topkIdx, const float* topkWeights, int T,
                                                              int chunk) {
@@ -167,23 +165,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
           }
         }
       };
-      if ((kDebug & 1) == 0 && p0 < p1) {
-        if constexpr ((kDebug & 2) == 0) {
-          sendPieces(p, x, xScales, t, p0, p1, lane, each);
-        } else {  // timing only: the loads and stores without the fp8 arithmetic
-          for (int k = p0; k < p1; ++k) {
-            PieceRegs r;
-            loadPiece(p, x, t, k, lane, r);
-            each([&](uint8_t* rowX, float*) {
-#pragma unroll
-              for (int i = 0; i < kPieceVecs; ++i) {
-                const uint64_t e = static_cast<uint64_t>(k) * kPieceBytes + i * 512 + lane * 16;
-                if (e < rowBytes) *reinterpret_cast<uint4*>(rowX + e) = r.a[i];
-              }
-            });
-          }
-        }
-      }
+      if (p0 < p1) sendPieces(p, x, xScales, t, p0, p1, lane, each);
       if (p0 == 0) {
         const int j = jv;
         for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
@@ -212,9 +194,7 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
   const int chunk = chunkTokens(numTokens, blocks);
   blocks = numTokens > 0 ? (numTokens + chunk - 1) / chunk : 1;  // every block has tokens; the last ends at T
   const int smem = contigSendSmem(p);
-  auto kernel = ctx.debugFlags == 1   ? contigSendKernel<1>
-                : ctx.debugFlags == 2 ? contigSendKernel<2>
-                                      : contigSendKernel<0>;
+  auto kernel = contigSendKernel;
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != cudaSuccess) return rc;
   kernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr,

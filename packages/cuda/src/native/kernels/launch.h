@@ -42,7 +42,4 @@ cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, int numT
 /// Blocks of a stage kernel one SM holds at once (the masked grids are sized to one wave).
 cudaError_t stageOccupancy(int* blocksPerSm);
 
-/// bf16 -> fp8 for the NCCL baseline (quantize.cu): x [T, hidden] bf16 into ctx.quantX / quantScales.
-cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, int maxBlocks, cudaStream_t stream);
-
 }  // namespace sy

@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 
-#include "contiguous.cuh"
+#include "align.cuh"
 #include "switchyard_contract.h"
 
 namespace sy {
@@ -163,13 +163,7 @@ struct SyCtx {
   SyPlan plan;                ///< send scratch
   int rank;
   int maxBlocks;              ///< grid limit of the masked kernels (SMs / PEs sharing this GPU)
-  /// Timing experiments only (0 in the library; a developer sets it in endpoint.cc; results are wrong with any bit set):
-  /// 1 = the contiguous send skips its payload stores, 2 = it skips the fp8 arithmetic.
-  int debugFlags;
   uint64_t timeoutNs;
-  SyContig contig;            ///< the NCCL baseline's route scratch and tables (zero for endpoints)
-  uint8_t* quantX;            ///< the NCCL baseline's quantised tokens [M, hidden] (null for endpoints)
-  float* quantScales;         ///< their scales [M, hidden / 128]
   SyStats stats;              ///< per-peer counters, null pointers when off
 };
 

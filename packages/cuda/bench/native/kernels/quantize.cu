@@ -9,8 +9,8 @@
 // One half-warp per 128-element block (16 lanes x 8 values, amax by shuffles), grid-stride over
 // (token, block), so the same kernel runs in one pass (masked layout, baseline) or inside an SM
 // budget (contiguous layout).
-#include "codec.cuh"
-#include "launch.h"
+#include "../../../src/native/kernels/codec.cuh"
+#include "launch_baseline.h"
 
 namespace sy {
 namespace {
@@ -18,7 +18,7 @@ namespace {
 constexpr int kThreads = 512;
 constexpr int kBlocksPerCta = kThreads / 16;
 
-__global__ void __launch_bounds__(kThreads) quantizeKernel(SyCtx c, const uint16_t* x, int T) {
+__global__ void __launch_bounds__(kThreads) quantizeKernel(BaselineCtx c, const uint16_t* x, int T) {
   const int H = c.p.hidden();
   const int S = H / 128;
   const int lane = threadIdx.x & 31;
@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kThreads) quantizeKernel(SyCtx c, const uint16
 
 }  // namespace
 
-cudaError_t launchQuantize(const SyCtx& ctx, const void* x, int numTokens, int maxBlocks, cudaStream_t stream) {
+cudaError_t launchQuantize(const BaselineCtx& ctx, const void* x, int numTokens, int maxBlocks, cudaStream_t stream) {
   if (numTokens > 0) {
     const uint64_t scaleBlocks = static_cast<uint64_t>(numTokens) * (ctx.p.hidden() / 128);
     uint64_t blocks = (scaleBlocks + kBlocksPerCta - 1) / kBlocksPerCta;

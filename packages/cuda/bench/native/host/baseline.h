@@ -3,7 +3,7 @@
 // timed the same way. Per step: the per-(rank, expert) counts go all-to-all through NCCL, the host
 // waits for them (the host synchronisation), then grouped ncclSend / ncclRecv move the rows with
 // those splits; combine sends the expert outputs back the same way and sums them with the router's
-// weights. Built against NCCL when SY_WITH_NCCL is 1 (build-native.sh finds nccl.h), else every
+// weights. Built against NCCL when SY_WITH_NCCL is 1 (CMake found nccl.h), else every
 // call fails with SY_ERR_UNSUPPORTED.
 #pragma once
 #include <cuda_runtime.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "../kernels/params.cuh"
-#include "switchyard_cuda.h"
+#include "../kernels/context.cuh"
+#include "switchyard_bench.h"
 
 constexpr uint32_t kNcclMagic = 0x53594e43;      // "SYNC"
 constexpr uint32_t kBaselineMagic = 0x5359424c;  // "SYBL"
@@ -34,7 +34,7 @@ struct sy_baseline {
   uint32_t magic = kBaselineMagic;
   sy_nccl* nccl = nullptr;
   /// Parameters, quantisation scratch, route scratch and receive tables (ctx.contig), counts.
-  sy::SyCtx ctx{};
+  sy::BaselineCtx ctx{};
   ///  sendX / sendScales / sendMeta   Shape: [R, C, ...]  rows for each destination, (expert, token) order
   ///  stageX / stageScales / stageMeta Shape: [R, C, ...] rows received from each source, same order
   ///  backSend Shape: [R, C, hidden] bf16: expert outputs for each source; backRecv: returned per destination

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../kernels/params.cuh"
+#include "../../../src/native/kernels/params.cuh"
 #include "abi_fuzz_world.h"
 #include "switchyard_layout.h"
 
@@ -30,10 +30,9 @@ void endpointQueries(Fuzz& f, World& w) {
   uint64_t ns[8] = {};
   f.expect("sy_endpoint_stats", "before sy_endpoint_enable_stats", STATE,
            sy_endpoint_stats(w.ep, w.stream, w.cf->ranks, u, u, u, u, ns, ns), w.ep);
-  double gbps = 0;
-  f.expect("sy_bench_peer_write", "bytes 8", INV, sy_bench_peer_write(w.rt, 8, 1, &gbps), w.rt);
-  f.expect("sy_bench_peer_write", "iters 0", INV, sy_bench_peer_write(w.rt, 16, 0, &gbps), w.rt);
-  f.expect("sy_bench_peer_write", "gbps NULL", INV, sy_bench_peer_write(w.rt, 16, 1, nullptr), w.rt);
+#if SY_ABI_FUZZ_BENCH
+  benchRuntimeCases(f, w);
+#endif
   sy_runtime_info info{};
   f.expect("sy_runtime_info_get", "out NULL", INV, sy_runtime_info_get(w.rt, nullptr), w.rt);
   f.expect("sy_runtime_info_get", "valid", SY_OK, sy_runtime_info_get(w.rt, &info), w.rt);

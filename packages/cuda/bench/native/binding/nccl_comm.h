@@ -1,7 +1,7 @@
 #pragma once
 #include <napi.h>
 
-#include "switchyard_cuda.h"
+#include "switchyard_bench.h"
 
 namespace sy_node {
 

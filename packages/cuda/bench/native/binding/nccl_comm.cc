@@ -2,7 +2,7 @@
 // is collective (rank 0's ncclUniqueId(), relayed like NVSHMEM's); destroy() frees it.
 #include "nccl_comm.h"
 
-#include "status.h"
+#include "bench.h"
 
 namespace sy_node {
 
@@ -22,7 +22,7 @@ Nccl::Nccl(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Nccl>(info) {
   if (id.ByteLength() != SY_UNIQUE_ID_BYTES) {
     throw Napi::RangeError::New(env, "Nccl: uniqueId must be " + std::to_string(SY_UNIQUE_ID_BYTES) + " bytes");
   }
-  check(env,
+  checkBench(env,
         sy_nccl_create(id.Data(), info[1].As<Napi::Number>().Int32Value(), info[2].As<Napi::Number>().Int32Value(),
                        info[3].As<Napi::Number>().Int32Value(), &nc_),
         nullptr);
@@ -40,7 +40,7 @@ sy_nccl* Nccl::Get(Napi::Env env) const {
 Napi::Value Nccl::Version(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   int v = 0;
-  check(env, sy_nccl_version(Get(env), &v), nc_);
+  checkBench(env, sy_nccl_version(Get(env), &v), nc_);
   return Napi::Number::New(env, v);
 }
 
@@ -50,7 +50,7 @@ Napi::Value Nccl::Destroy(const Napi::CallbackInfo& info) {
     sy_nccl* nc = nc_;
     nc_ = nullptr;
     const int rc = sy_nccl_destroy(nc);
-    if (rc != SY_OK) throw makeError(env, rc, sy_last_error(nullptr), nullptr);
+    if (rc != SY_OK) throw makeError(env, rc, sy_bench_last_error(nullptr), nullptr);
   }
   return env.Undefined();
 }

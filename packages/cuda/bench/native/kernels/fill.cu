@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "codec.cuh"
+#include "../../../src/native/kernels/codec.cuh"
 #include "launch_fill.h"
 
 namespace sy {

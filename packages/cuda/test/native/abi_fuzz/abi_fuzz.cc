@@ -1,4 +1,5 @@
-// C ABI fuzzer, entry point and the calls that need no GPU (see abi_fuzz.h).
+// C ABI fuzzer, entry point and the calls that need no GPU (see abi_fuzz.h); the bench library's
+// in abi_fuzz_bench.cc, when it is built (SY_ABI_FUZZ_BENCH).
 //   abi_fuzz [--case FILE] [--seed N] [--iterations N]
 // Without a GPU (or without --case) only the library-level calls run; that half also runs on CPU
 // machines (scripts/check-native.sh links it against a stand-in NVSHMEM).
@@ -57,13 +58,14 @@ void Fuzz::line(const char* call, const std::string& what, const std::string& wa
   std::fflush(stdout);
 }
 
-bool Fuzz::expect(const char* call, const std::string& what, int want, int got, const void* handle) {
+bool Fuzz::expect(const char* call, const std::string& what, int want, int got, const void* handle,
+                  LastError lastError) {
   ++calls_;
   std::string message;
   bool ok = got == want;
   if (got != SY_OK) {
-    const char* m = sy_last_error(handle);
-    const char* t = sy_last_error(nullptr);
+    const char* m = lastError(handle);
+    const char* t = lastError(nullptr);
     message = m ? m : "";
     if (message.empty() || t == nullptr || *t == '\0') ok = false;
     const bool named = want == SY_ERR_INVALID_ARGUMENT || want == SY_ERR_STATE || want == SY_ERR_PHASE;
@@ -155,7 +157,6 @@ void libraryCases(Fuzz& f, bool gpu) {
   sy_error_info err{};
   uint32_t u[4] = {};
   uint64_t w[4] = {};
-  double gbps = 0;
   f.expect("sy_runtime_info_get", "rt NULL", INV, sy_runtime_info_get(nullptr, &info));
   f.expect("sy_runtime_destroy", "rt NULL (no-op)", SY_OK, sy_runtime_destroy(nullptr));
   f.expect("sy_barrier", "rt NULL", INV, sy_barrier(nullptr, nullptr));
@@ -172,42 +173,25 @@ void libraryCases(Fuzz& f, bool gpu) {
   f.expect("sy_endpoint_memory", "ep NULL", INV, sy_endpoint_memory(nullptr, &n, &n));
   f.expect("sy_endpoint_enable_stats", "ep NULL", INV, sy_endpoint_enable_stats(nullptr));
   f.expect("sy_endpoint_stats", "ep NULL", INV, sy_endpoint_stats(nullptr, nullptr, 1, u, u, u, u, w, w));
-  f.expect("sy_bench_peer_write", "rt NULL", INV, sy_bench_peer_write(nullptr, 16, 1, &gbps));
-  f.expect("sy_nccl_get_unique_id", "out NULL", INV, sy_nccl_get_unique_id(nullptr));
-  f.expect("sy_nccl_create", "out NULL", INV, sy_nccl_create(id, 0, 1, 0, nullptr));
-  int version = 0;
-  f.expect("sy_nccl_version", "nc NULL", INV, sy_nccl_version(nullptr, &version));
-  f.expect("sy_nccl_destroy", "nc NULL (no-op)", SY_OK, sy_nccl_destroy(nullptr));
-  f.expect("sy_baseline_create", "nc NULL", INV, sy_baseline_create(nullptr, params, SY_PARAM_COUNT, nullptr));
-  f.expect("sy_baseline_destroy", "bl NULL (no-op)", SY_OK, sy_baseline_destroy(nullptr));
-  f.expect("sy_baseline_dispatch", "bl NULL", INV, sy_baseline_dispatch(nullptr, nullptr, nullptr, nullptr, 0, nullptr));
-  f.expect("sy_baseline_combine", "bl NULL", INV,
-           sy_baseline_combine(nullptr, nullptr, nullptr, nullptr, 0, nullptr, nullptr));
-  f.expect("sy_baseline_region", "bl NULL", INV, sy_baseline_region(nullptr, 7, &p, &n));
-  f.expect("sy_baseline_counts", "bl NULL", INV, sy_baseline_counts(nullptr, &counts));
-  f.expect("sy_baseline_memory", "bl NULL", INV, sy_baseline_memory(nullptr, &n));
 
   // Handles this library never made, with each kind's magic in place: refused without a read past it.
-  alignas(16) static uint8_t fakeRt[4096], fakeEp[4096], fakeNc[4096], fakeBl[4096];
-  const uint32_t magics[4] = {0x53595254u, 0x53594550u, 0x53594e43u, 0x5359424cu};
-  uint8_t* fakes[4] = {fakeRt, fakeEp, fakeNc, fakeBl};
-  for (int i = 0; i < 4; ++i) std::memcpy(fakes[i], &magics[i], 4);
+  alignas(16) static uint8_t fakeRt[4096], fakeEp[4096], fakeBuf[4096];
+  const uint32_t magics[2] = {0x53595254u, 0x53594550u};
+  uint8_t* fakes[2] = {fakeRt, fakeEp};
+  for (int i = 0; i < 2; ++i) std::memcpy(fakes[i], &magics[i], 4);
   auto* frt = reinterpret_cast<sy_runtime*>(fakeRt);
   auto* fep = reinterpret_cast<sy_endpoint*>(fakeEp);
-  auto* fnc = reinterpret_cast<sy_nccl*>(fakeNc);
-  auto* fbl = reinterpret_cast<sy_baseline*>(fakeBl);
   f.expect("sy_runtime_info_get", "a runtime never created", STATE, sy_runtime_info_get(frt, &info), frt);
   f.expect("sy_barrier", "a runtime never created", STATE, sy_barrier(frt, nullptr), frt);
   f.expect("sy_endpoint_create", "a runtime never created", STATE,
            sy_endpoint_create(frt, params, SY_PARAM_COUNT, 1 << 20, 1000, reinterpret_cast<sy_endpoint**>(&p)), frt);
   f.expect("sy_runtime_destroy", "a runtime never created", STATE, sy_runtime_destroy(frt), frt);
-  f.expect("sy_bench_peer_write", "a runtime never created", STATE, sy_bench_peer_write(frt, 16, 1, &gbps), frt);
   f.expect("sy_endpoint_region", "an endpoint never created", STATE, sy_endpoint_region(fep, 0, &p, &n), fep);
   f.expect("sy_endpoint_counts", "an endpoint never created", STATE, sy_endpoint_counts(fep, &counts), fep);
   f.expect("sy_dispatch_send", "an endpoint never created", STATE,
            sy_dispatch_send(fep, nullptr, nullptr, nullptr, nullptr, 0, nullptr), fep);
   f.expect("sy_dispatch_recv", "an endpoint never created", STATE, sy_dispatch_recv(fep, nullptr), fep);
-  f.expect("sy_combine_send", "an endpoint never created", STATE, sy_combine_send(fep, fakeBl, nullptr), fep);
+  f.expect("sy_combine_send", "an endpoint never created", STATE, sy_combine_send(fep, fakeBuf, nullptr), fep);
   f.expect("sy_combine_recv", "an endpoint never created", STATE,
            sy_combine_recv(fep, nullptr, nullptr, 0, nullptr, nullptr), fep);
   f.expect("sy_endpoint_check", "an endpoint never created", STATE, sy_endpoint_check(fep, nullptr, &err), fep);
@@ -218,14 +202,6 @@ void libraryCases(Fuzz& f, bool gpu) {
            sy_endpoint_stats(fep, nullptr, 1, u, u, u, u, w, w), fep);
   f.expect("sy_endpoint_destroy", "an endpoint never created (not freed)", STATE, sy_endpoint_destroy(fep), fep);
   f.check("sy_last_error", "of a handle never created: the thread's message", sy_last_error(fep) != nullptr);
-  f.expect("sy_nccl_version", "a communicator never created", STATE, sy_nccl_version(fnc, &version), fnc);
-  f.expect("sy_nccl_destroy", "a communicator never created", STATE, sy_nccl_destroy(fnc), fnc);
-  f.expect("sy_baseline_create", "a communicator never created", STATE,
-           sy_baseline_create(fnc, params, SY_PARAM_COUNT, reinterpret_cast<sy_baseline**>(&p)), fnc);
-  f.expect("sy_baseline_dispatch", "a baseline never created", STATE,
-           sy_baseline_dispatch(fbl, nullptr, nullptr, nullptr, 0, nullptr), fbl);
-  f.expect("sy_baseline_region", "a baseline never created", STATE, sy_baseline_region(fbl, 7, &p, &n), fbl);
-  f.expect("sy_baseline_destroy", "a baseline never created", STATE, sy_baseline_destroy(fbl), fbl);
 
   // Helpers: NULL out-parameters and pointers are refused before CUDA sees them.
   uint8_t host[64] = {};
@@ -241,10 +217,6 @@ void libraryCases(Fuzz& f, bool gpu) {
   f.expect("sy_event_create", "event NULL", INV, sy_event_create(nullptr));
   f.expect("sy_event_record", "event NULL", INV, sy_event_record(nullptr, nullptr, 0));
   f.expect("sy_event_elapsed_ms", "events NULL", INV, sy_event_elapsed_ms(nullptr, nullptr, &ms));
-  f.expect("sy_fill_random", "ptr NULL", INV, sy_fill_random(nullptr, 16, 0, 1, nullptr));
-  f.expect("sy_fill_random", "kind 9", INV, sy_fill_random(host, 16, 9, 1, nullptr));
-  f.expect("sy_mem_get_info", gpu ? "both outputs NULL" : "no GPU", gpu ? SY_OK : SY_ERR_CUDA,
-           sy_mem_get_info(nullptr, nullptr));
 }
 
 }  // namespace syfuzz
@@ -268,6 +240,9 @@ int main(int argc, char** argv) {
   cudaGetLastError();
   syfuzz::Fuzz f(seed, gpu);
   syfuzz::libraryCases(f, gpu);
+#if SY_ABI_FUZZ_BENCH
+  syfuzz::benchCases(f, gpu);
+#endif
   std::string mode = gpu ? "gpu" : "no-gpu (library-level calls only)";
   if (gpu && casePath != nullptr) {
     syfuzz::CaseFile cf;

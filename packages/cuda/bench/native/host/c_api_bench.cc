@@ -1,32 +1,30 @@
-// The C ABI's benchmark half (include/switchyard_cuda.h): contiguous-layout knobs of an endpoint,
-// memory figures, device-side random inputs, and the NCCL baseline. Same rules as c_api.cc: every
-// body runs inside `guard`, nothing escapes.
+// The bench library's C ABI (include/switchyard_bench.h): random inputs, memory figures, the
+// peer-write bench and the NCCL baseline. Same rules as the product's c_api.cc: every body runs
+// inside `guard` (this library's own copy, with its own handle table and last error), nothing escapes.
 #include <cuda_runtime.h>
 
 #include <memory>
 
+#include "../../../src/native/host/error.h"
+#include "../../../src/native/host/guard.h"
+#include "../../../src/native/host/handles.h"
 #include "../kernels/launch_fill.h"
-#include "../kernels/params.cuh"
 #include "baseline.h"
-#include "endpoint.h"
-#include "error.h"
-#include "guard.h"
-#include "switchyard_cuda.h"
+#include "peer_write.h"
+#include "switchyard_bench.h"
 
 extern "C" {
 
-int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks) {
-  return guard(ep, [&] {
-    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_set_blocks: ep");
-    sy::setContiguousBlocks(ep, blocks);
-  });
+const char* sy_bench_last_error(const void* handle) {
+  const char* own = sy::handleError(handle);
+  return own != nullptr ? own : tlsLastError.c_str();
 }
 
-int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uint64_t* local_bytes) {
-  return guard(ep, [&] {
-    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_memory: ep");
-    if (device_bytes) *device_bytes = ep->deviceBytes;
-    if (local_bytes) *local_bytes = ep->localBytes;
+int sy_bench_peer_write(sy_runtime* rt, size_t bytes, int iters, double* gbps) {
+  return guard(nullptr, [&] {
+    SY_HANDLE(rt, "sy_bench_peer_write: rt");
+    SY_HANDLE(gbps, "sy_bench_peer_write: gbps");
+    *gbps = sy::benchPeerWrite(rt, bytes, iters);
   });
 }
 
@@ -134,7 +132,7 @@ int sy_baseline_counts(const sy_baseline* bl, const int32_t** counts) {
   return guard(bl, [&] {
     SY_HOLD(sy_baseline, bl, sy::Kind::kBaseline, "sy_baseline_counts: bl");
     SY_HANDLE(counts, "sy_baseline_counts: counts");
-    *counts = bl->ctx.t.counts;
+    *counts = bl->ctx.counts;
   });
 }
 

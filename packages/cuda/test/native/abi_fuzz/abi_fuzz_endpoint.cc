@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../kernels/params.cuh"
+#include "../../../src/native/kernels/params.cuh"
 #include "abi_fuzz_world.h"
 
 namespace syfuzz {

@@ -10,14 +10,13 @@
 ///  backSend                       Shape: [R, C, hidden]  bf16 rows for source s at [s][stageStart - s*C + i]
 ///  backRecv                       Shape: [R, C, hidden]  bf16 rows returned by destination d, route order
 ///  y                              Shape: [T, hidden]     bf16 out
-#include "contiguous.cuh"
-#include "copy.cuh"
-#include "launch_baseline.h"
-#include "launch_contiguous.h"
 #include <climits>
 
-#include "codec.cuh"
-#include "weighted_sum.cuh"
+#include "../../../src/native/kernels/codec.cuh"
+#include "../../../src/native/kernels/copy.cuh"
+#include "../../../src/native/kernels/weighted_sum.cuh"
+#include "launch_baseline.h"
+#include "launch_route.h"
 
 namespace sy {
 namespace {
@@ -25,7 +24,7 @@ namespace {
 constexpr int kThreads = kContigThreads;
 constexpr int kWarps = kThreads / kWarp;
 
-__global__ void __launch_bounds__(kThreads) packKernel(SyCtx c, const uint8_t* x, const float* scales,
+__global__ void __launch_bounds__(kThreads) packKernel(BaselineCtx c, const uint8_t* x, const float* scales,
                                                      const int32_t* topkIdx, int T, uint8_t* sendX,
                                                      uint8_t* sendScales, uint8_t* sendMeta) {
   const SyParams& p = c.p;
@@ -51,7 +50,7 @@ __global__ void __launch_bounds__(kThreads) packKernel(SyCtx c, const uint8_t* x
   }
 }
 
-__global__ void __launch_bounds__(kThreads) gatherKernel(SyCtx c, const uint8_t* outMeta, const uint8_t* expertOut,
+__global__ void __launch_bounds__(kThreads) gatherKernel(BaselineCtx c, const uint8_t* outMeta, const uint8_t* expertOut,
                                                        uint8_t* backSend) {
   const SyParams& p = c.p;
   const SyContig& g = c.contig;
@@ -70,7 +69,7 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(SyCtx c, const uint8_t*
 
 constexpr int kReduceThreads = 512;  // 128 registers a thread: the slot lists stay in registers
 
-__global__ void __launch_bounds__(kReduceThreads) reduceKernel(SyCtx c, const int32_t* topkIdx,
+__global__ void __launch_bounds__(kReduceThreads) reduceKernel(BaselineCtx c, const int32_t* topkIdx,
                                                                    const float* topkWeights, int T,
                                                                    const uint16_t* backRecv, uint16_t* y) {
   const SyParams& p = c.p;
@@ -203,7 +202,7 @@ cudaError_t launchCompact(const CompactArgs& a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t launchBaselinePack(const SyCtx& ctx, const uint8_t* x, const float* scales, const int32_t* topkIdx,
+cudaError_t launchBaselinePack(const BaselineCtx& ctx, const uint8_t* x, const float* scales, const int32_t* topkIdx,
                                int numTokens, uint8_t* sendX, uint8_t* sendScales, uint8_t* sendMeta,
                                cudaStream_t stream) {
   packKernel<<<ctx.contig.blocks, kThreads, 0, stream>>>(ctx, x, scales, topkIdx, numTokens, sendX, sendScales,
@@ -211,13 +210,13 @@ cudaError_t launchBaselinePack(const SyCtx& ctx, const uint8_t* x, const float* 
   return cudaGetLastError();
 }
 
-cudaError_t launchBaselineGather(const SyCtx& ctx, const uint8_t* outMeta, const uint8_t* expertOut,
+cudaError_t launchBaselineGather(const BaselineCtx& ctx, const uint8_t* outMeta, const uint8_t* expertOut,
                                  uint8_t* backSend, cudaStream_t stream) {
   gatherKernel<<<ctx.contig.blocks, kThreads, 0, stream>>>(ctx, outMeta, expertOut, backSend);
   return cudaGetLastError();
 }
 
-cudaError_t launchBaselineReduce(const SyCtx& ctx, const int32_t* topkIdx, const float* topkWeights, int numTokens,
+cudaError_t launchBaselineReduce(const BaselineCtx& ctx, const int32_t* topkIdx, const float* topkWeights, int numTokens,
                                  const uint8_t* backRecv, void* y, cudaStream_t stream) {
   reduceKernel<<<2 * ctx.contig.blocks, kReduceThreads, 0, stream>>>(
       ctx, topkIdx, topkWeights, numTokens, reinterpret_cast<const uint16_t*>(backRecv), static_cast<uint16_t*>(y));

@@ -1,4 +1,4 @@
-// Host entry points of the NCCL baseline's route and compaction (dispatch_route.cu, baseline.cu):
+// Host entry points of the NCCL baseline's route and compaction (route.cu, baseline.cu):
 // version 1's contiguous row order (one row per (token, expert), staged per destination, then laid
 // out per expert), which is what one writes without a special library. The NVSHMEM endpoint's
 // kernels do not use them (launch.h).
@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "params.cuh"
+#include "context.cuh"
 
 namespace sy {
 
@@ -16,9 +16,9 @@ constexpr int kRouteSmemBytes = 40 * 1024;
 /// Threads per block of the baseline's copy kernels (pack, compaction, gather).
 constexpr int kContigThreads = 512;
 
-/// Route (dispatch_route.cu): localPos, chunkCount (as prefix), regionBase, regionTotal, staged of
+/// Route (route.cu): localPos, chunkCount (as prefix), regionBase, regionTotal, staged of
 /// ctx.contig for topkIdx [T, topK].
-cudaError_t launchRoute(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, cudaStream_t stream);
+cudaError_t launchRoute(const BaselineCtx& ctx, const int32_t* topkIdx, int numTokens, cudaStream_t stream);
 
 /// Staging [R, C, ...] -> compact output [N, ...] through the receive tables of `tables`
 /// (baseline.cu). Rows of the padded blocks past an expert's count are padding: zero payload and

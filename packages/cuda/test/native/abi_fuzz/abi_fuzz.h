@@ -1,6 +1,7 @@
 // The C ABI fuzzer (abi_fuzz.cc, abi_fuzz_endpoint.cc): a host program linked against the
 // library's objects that calls every function of include/switchyard_cuda.h with bad arguments and
-// checks each answer. Every call is one JSON line on stdout, as it happens (a crash leaves the
+// checks each answer; with SY_ABI_FUZZ_BENCH, those of the bench library's switchyard_bench.h too
+// (abi_fuzz_bench.cc). Every call is one JSON line on stdout, as it happens (a crash leaves the
 // last call it survived on the screen); the last line is the summary. Exit status 0 when every
 // call answered as documented, 1 otherwise.
 #pragma once
@@ -37,7 +38,10 @@ class Fuzz {
   /// must name the function (so it is this call's, not an older one). With a GPU, no call may leave
   /// an error in CUDA's per-thread last-error slot (the next launch would report it as its own).
   /// Returns got == want.
-  bool expect(const char* call, const std::string& what, int want, int got, const void* handle = nullptr);
+  /// `lastError` reads the message: sy_last_error for the product's calls, sy_bench_last_error for the bench library's.
+  using LastError = const char* (*)(const void*);
+  bool expect(const char* call, const std::string& what, int want, int got, const void* handle = nullptr,
+              LastError lastError = sy_last_error);
   /// A fact that is not a status (outputs, counts, untouched buffers).
   bool check(const char* call, const std::string& what, bool ok, const std::string& detail = "");
   uint64_t next() {
@@ -63,6 +67,12 @@ class Fuzz {
 
 /// Calls that need no GPU: library strings, NULL and never-created handles, helper arguments.
 void libraryCases(Fuzz& f, bool gpu);
+#if SY_ABI_FUZZ_BENCH
+struct World;
+/// The bench library's (abi_fuzz_bench.cc): the calls that need no GPU, and those on a live runtime.
+void benchCases(Fuzz& f, bool gpu);
+void benchRuntimeCases(Fuzz& f, World& w);
+#endif
 /// Everything else on a one-rank world on GPU 0 (abi_fuzz_endpoint.cc): runtime and endpoint
 /// creation, every phase with bad arguments and out of order, random sequences of both between
 /// valid steps checked against the case file, stats, destroyed handles, a protocol fault.

@@ -5,8 +5,8 @@
 //   region(index) -> {ptr, bytes} (recvX, recvScales, recvMeta), counts() -> device address, memory() -> bytes
 #include "baseline.h"
 
+#include "bench.h"
 #include "nccl_comm.h"
-#include "status.h"
 
 namespace sy_node {
 
@@ -29,7 +29,7 @@ Baseline::Baseline(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Baseline>(
   Nccl* nc = Napi::ObjectWrap<Nccl>::Unwrap(info[0].As<Napi::Object>());
   Napi::BigUint64Array params = info[1].As<Napi::BigUint64Array>();
   sy_nccl* n = nc->Get(env);
-  check(env, sy_baseline_create(n, params.Data(), params.ElementLength(), &bl_), n);
+  checkBench(env, sy_baseline_create(n, params.Data(), params.ElementLength(), &bl_), n);
   nccl_ = Napi::Persistent(info[0].As<Napi::Object>());
 }
 
@@ -44,7 +44,7 @@ sy_baseline* Baseline::Get(Napi::Env env) const {
 
 Napi::Value Baseline::Dispatch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  check(env,
+  checkBench(env,
         sy_baseline_dispatch(Get(env), toPtr<const void>(info[0], "x"), toPtr<const float>(info[1], "scales"),
                              toPtr<const int32_t>(info[2], "topkIdx"), info[3].As<Napi::Number>().Int32Value(),
                              toPtr<void>(info[4], "stream")),
@@ -54,7 +54,7 @@ Napi::Value Baseline::Dispatch(const Napi::CallbackInfo& info) {
 
 Napi::Value Baseline::Combine(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  check(env,
+  checkBench(env,
         sy_baseline_combine(Get(env), toPtr<const void>(info[0], "expertOut"), toPtr<const int32_t>(info[1], "topkIdx"),
                             toPtr<const float>(info[2], "topkWeights"), info[3].As<Napi::Number>().Int32Value(),
                             toPtr<void>(info[4], "y"), toPtr<void>(info[5], "stream")),
@@ -66,7 +66,7 @@ Napi::Value Baseline::Region(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   void* ptr = nullptr;
   uint64_t bytes = 0;
-  check(env, sy_baseline_region(Get(env), info[0].As<Napi::Number>().Int32Value(), &ptr, &bytes), bl_);
+  checkBench(env, sy_baseline_region(Get(env), info[0].As<Napi::Number>().Int32Value(), &ptr, &bytes), bl_);
   Napi::Object o = Napi::Object::New(env);
   o.Set("ptr", fromPtr(env, ptr));
   o.Set("bytes", Napi::Number::New(env, static_cast<double>(bytes)));
@@ -76,14 +76,14 @@ Napi::Value Baseline::Region(const Napi::CallbackInfo& info) {
 Napi::Value Baseline::Counts(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const int32_t* counts = nullptr;
-  check(env, sy_baseline_counts(Get(env), &counts), bl_);
+  checkBench(env, sy_baseline_counts(Get(env), &counts), bl_);
   return fromPtr(env, counts);
 }
 
 Napi::Value Baseline::Memory(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   uint64_t bytes = 0;
-  check(env, sy_baseline_memory(Get(env), &bytes), bl_);
+  checkBench(env, sy_baseline_memory(Get(env), &bytes), bl_);
   return Napi::Number::New(env, static_cast<double>(bytes));
 }
 
@@ -93,7 +93,7 @@ Napi::Value Baseline::Destroy(const Napi::CallbackInfo& info) {
     sy_baseline* bl = bl_;
     bl_ = nullptr;
     const int rc = sy_baseline_destroy(bl);
-    if (rc != SY_OK) throw makeError(env, rc, sy_last_error(nullptr), nullptr);
+    if (rc != SY_OK) throw makeError(env, rc, sy_bench_last_error(nullptr), nullptr);
   }
   return env.Undefined();
 }

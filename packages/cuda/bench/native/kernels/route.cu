@@ -13,13 +13,12 @@
 // block sets one bit per (expert, token) in shared masks [E][W] (atomicOr: order-free), counts
 // them, and gives each slot its rank by popcounts. The last block to finish turns the chunk
 // counts into prefixes and computes the per-destination bases.
-#include "contiguous.cuh"
-#include "launch_contiguous.h"
+#include "launch_route.h"
 
 namespace sy {
 namespace {
 
-__global__ void routeKernel(SyCtx c, const int32_t* topkIdx, int T) {
+__global__ void routeKernel(BaselineCtx c, const int32_t* topkIdx, int T) {
   const SyParams& p = c.p;
   const SyContig& g = c.contig;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), dp = p.dpSize();
@@ -89,7 +88,7 @@ __global__ void routeKernel(SyCtx c, const int32_t* topkIdx, int T) {
 
 }  // namespace
 
-cudaError_t launchRoute(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, cudaStream_t stream) {
+cudaError_t launchRoute(const BaselineCtx& ctx, const int32_t* topkIdx, int numTokens, cudaStream_t stream) {
   const int E = ctx.p.ranks() * ctx.p.localExperts();
   const int threads = ctx.contig.chunkTokens;
   const int W = threads / 32;

@@ -22,6 +22,8 @@
 #pragma once
 #include <cstdint>
 
+#include "../../../src/native/kernels/align.cuh"
+
 namespace sy {
 
 /// Device tables of one contiguous endpoint (all device pointers; sizes in the comments).
@@ -43,8 +45,6 @@ struct SyContig {
 };
 
 enum ContigDone : int { D_ROUTE = 0 };
-
-__host__ __device__ inline int alignUpInt(int n, int a) { return a <= 1 ? n : (n + a - 1) / a * a; }
 
 __host__ __device__ inline int popcount32(uint32_t v) {
 #ifdef __CUDA_ARCH__

@@ -5,13 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../kernels/contiguous.cuh"
+#include "../../../src/native/host/error.h"
+#include "../../../src/native/host/params_check.h"
 #include "../kernels/launch_baseline.h"
-#include "../kernels/launch.h"
-#include "../kernels/launch_contiguous.h"
-#include "endpoint.h"
-#include "error.h"
-#include "params_check.h"
+#include "../kernels/launch_route.h"
 
 #if SY_WITH_NCCL
 #include <nccl.h>
@@ -114,13 +111,12 @@ sy_baseline* createBaseline(sy_nccl* nc, const uint64_t* params, size_t count, i
     for (int r = R_RECV_X; r <= R_RECV_META; ++r) {
       if (p.bytes(r) > 0) bl->out[r - R_RECV_X] = deviceArray<uint8_t>(bl, p.bytes(r));
     }
-    bl->ctx.state = deviceArray<SyState>(bl, 1);
     if (p.quantize()) {
       bl->ctx.quantX = deviceArray<uint8_t>(bl, static_cast<size_t>(M) * p.hidden());
       bl->ctx.quantScales = deviceArray<float>(bl, static_cast<size_t>(M) * (p.hidden() / 128));
     }
     bl->tables = deviceArray<int32_t>(bl, tableInts(L, R));
-    bl->ctx.t.counts = bl->tables;
+    bl->ctx.counts = bl->tables;
     g.offsets = bl->tables + E;
     g.expertCount = g.offsets + L + 1;
     g.pairStart = g.expertCount + L;
@@ -155,13 +151,13 @@ void destroyBaseline(sy_baseline* bl) {
   ignoreCuda(cudaDeviceSynchronize());
   SyContig& g = bl->ctx.contig;
   void* ptrs[] = {g.localPos,     g.chunkCount,       g.regionBase,  g.regionTotal, g.staged,     g.done,
-                  bl->out[0],     bl->out[1],         bl->out[2],     bl->ctx.state,      bl->ctx.quantX, bl->ctx.quantScales, bl->tables, bl->countsIn,
+                  bl->out[0],     bl->out[1],         bl->out[2],     bl->ctx.quantX, bl->ctx.quantScales, bl->tables, bl->countsIn,
                   bl->sendX,      bl->stageX,         bl->sendScales, bl->stageScales,  bl->sendMeta, bl->stageMeta,
                   bl->backSend,   bl->backRecv};
   for (void* q : ptrs) ignoreCuda(cudaFree(q));
   ignoreCuda(cudaFreeHost(bl->hostIn));
   ignoreCuda(cudaFreeHost(bl->hostTables));
-  bl->ctx = SyCtx{};
+  bl->ctx = BaselineCtx{};
   bl->alive = false;
 }
 
@@ -278,7 +274,7 @@ void baselineCombine(sy_baseline* bl, const void* expertOut, const int32_t* topk
 
 namespace {
 [[noreturn]] void noNccl(const char* call) {
-  SY_THROW(SY_ERR_UNSUPPORTED, call << ": this build has no NCCL (build-native.sh found no nccl.h; set NCCL_HOME)");
+  SY_THROW(SY_ERR_UNSUPPORTED, call << ": this build has no NCCL (CMake found no nccl.h; set NCCL_HOME)");
 }
 }  // namespace
 
