@@ -139,8 +139,10 @@ SY_API int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uin
 /* Device address of counts [localExperts, ranks] int32, written by dispatch recv. */
 SY_API int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts);
 
-/* Contiguous layout: grid size of its kernels (the SM budget; default the runtime options'
- * contiguous_blocks or 24, at most the SM count divided by the PEs sharing the GPU). No effect on the masked layout. */
+/* The SM budget of the endpoint's kernels. Contiguous layout: their grid size (default the runtime
+ * options' contiguous_blocks or 24, at most the SM count divided by the PEs sharing the GPU).
+ * Masked layout: the SMs its grids may use (default and most: one wave, every SM divided by the
+ * PEs sharing the GPU); combine recv adds its check blocks. blocks in [1, 65535]. */
 SY_API int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks);
 /* Device memory the endpoint allocated (symmetric heap, local buffers, tables, scratch) and, of it,
  * the local output buffers (masked: recvX, recvScales, recvMeta; contiguous: recvMeta). */

@@ -330,8 +330,9 @@ export class RankEndpoint {
   }
 
   /**
-   * The contiguous layout's SM budget: grid size of its copy kernels (default
-   * the runtime option contiguousBlocks, or 24). No effect on the masked layout.
+   * The SM budget of the endpoint's kernels. Contiguous layout: grid size of its copy kernels
+   * (default the runtime option contiguousBlocks, or 24). Masked layout: the SMs its grids may use
+   * (default and most: one wave over every SM, shared by the ranks on the GPU).
    */
   setBlocks(blocks: number): void {
     this.live();

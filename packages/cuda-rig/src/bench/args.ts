@@ -24,6 +24,7 @@ prints a table while it runs and writes JSON and an SVG plot. Default config: De
   --dispatch <bf16|fp8-e4m3>  dispatch dtype (default fp8-e4m3)
   --alignment <n>          contiguous expertAlignment (default 128)
   --sms <n>                contiguous SM budget: blocks of its copy kernels (default 24)
+  --masked-sms <n>         masked SM budget: SMs its grids may use (default: every SM, one wave)
   --steps <n>              measured steps per point (default 300)
   --warmup <n>             warm-up steps per point (default 20)
   --rotate <n>             input sets cycled through (default 4)
@@ -55,6 +56,8 @@ export interface BenchOptions {
   dispatchDtype: Dtype;
   alignment: number;
   sms: number;
+  /** Masked SM budget; 0: one wave over every SM (the default). */
+  maskedSms: number;
   steps: number;
   warmup: number;
   rotate: number;
@@ -115,6 +118,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
         dispatch: { type: "string" },
         alignment: { type: "string" },
         sms: { type: "string" },
+        "masked-sms": { type: "string" },
         steps: { type: "string" },
         warmup: { type: "string" },
         rotate: { type: "string" },
@@ -165,6 +169,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     dispatchDtype,
     alignment: int("alignment", s("alignment"), 128),
     sms: int("sms", s("sms"), 24),
+    maskedSms: int("masked-sms", s("masked-sms"), 0, 0),
     steps: int("steps", s("steps"), quick ? 50 : 300),
     warmup: int("warmup", s("warmup"), quick ? 5 : 20, 0),
     rotate: int("rotate", s("rotate"), quick ? 2 : 4),

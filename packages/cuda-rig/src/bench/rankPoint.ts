@@ -15,6 +15,8 @@ export interface RankPointOptions {
   graphs: boolean;
   /** Contiguous layout: the SM budget (blocks of its copy kernels). */
   blocks: number;
+  /** Masked layout: the SMs its grids may use; 0 (or absent): every SM. */
+  maskedSms?: number;
   timeoutMs: number;
 }
 
@@ -55,7 +57,9 @@ export async function runRankPoint(runtime: CudaRuntime, o: RankPointOptions): P
   const info = runtime.info();
   const endpoint = RankEndpoint.create(runtime, config, { timeoutMs: o.timeoutMs });
   const contiguous = config.layout === "contiguous";
+  const maskedSms = o.maskedSms ? Math.min(o.maskedSms, info.smCount) : info.smCount;
   if (contiguous) endpoint.setBlocks(Math.min(o.blocks, info.smCount));
+  else if (maskedSms < info.smCount) endpoint.setBlocks(maskedSms);
   const stream = new addon.Stream();
   const s = stream.handle;
   const inputs = new RankInputs(addon, config, rank, endpoint.layout.rows, o.rotate, o.seed, s);
@@ -114,7 +118,7 @@ export async function runRankPoint(runtime: CudaRuntime, o: RankPointOptions): P
       deviceBytes: endpoint.memory().deviceBytes,
       layoutBytes: endpoint.layout.bytesPerRank,
       deviceUsedBytes: mem.total - mem.free,
-      sms: contiguous ? Math.min(o.blocks, info.smCount) : info.smCount,
+      sms: contiguous ? Math.min(o.blocks, info.smCount) : maskedSms,
       errors,
     };
   } finally {

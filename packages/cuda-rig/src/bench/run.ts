@@ -229,6 +229,7 @@ export async function runBench(argv: string[], options: RunBenchOptions = {}): P
             seed: o.seed,
             graphs: mode === "graph",
             blocks: o.sms,
+            maskedSms: o.maskedSms,
             timeoutMs: o.timeoutMs,
           };
           try {

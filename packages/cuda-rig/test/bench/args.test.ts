@@ -16,6 +16,7 @@ describe("parseBenchArgs", () => {
       dispatchDtype: "fp8-e4m3",
       alignment: 128,
       sms: 24,
+      maskedSms: 0,
       steps: 300,
       warmup: 20,
       rotate: 4,
@@ -23,6 +24,11 @@ describe("parseBenchArgs", () => {
       baseline: true,
       help: false,
     });
+  });
+
+  it("takes the masked SM budget (0: every SM) and refuses a negative one", () => {
+    expect(parseBenchArgs(["--masked-sms", "16"]).maskedSms).toBe(16);
+    expect(() => parseBenchArgs(["--masked-sms", "-1"])).toThrow(BenchUsageError);
   });
 
   it("takes any config and sweep from flags", () => {

@@ -327,7 +327,7 @@ int sy_event_elapsed_ms(void* start, void* end, float* ms) {
 int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks) {
   return guard(ep, [&] {
     SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_set_blocks: ep");
-    sy::setContiguousBlocks(ep, blocks);
+    sy::setBlocks(ep, blocks);
   });
 }
 

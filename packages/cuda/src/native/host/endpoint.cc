@@ -112,7 +112,9 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     // each other, so each PE's must fit beside the others'.
     int perSm = 0;
     SY_CHECK_CUDA(stageOccupancy(&perSm));
-    ep->ctx.maxBlocks = std::max(1, rt->smCount * std::max(1, perSm) / std::max(1, rt->gpuShare));
+    ep->blocksPerSm = std::max(1, perSm);
+    ep->wave = std::max(1, rt->smCount * ep->blocksPerSm / std::max(1, rt->gpuShare));
+    ep->ctx.maxBlocks = ep->wave;
     ep->budget = std::max(1, std::min(defaultContiguousBlocks(rt->smCount, rt->contiguousBlocks), rt->smCount / std::max(1, rt->gpuShare)));
     ep->alive = true;
     ++rt->endpoints;

@@ -21,6 +21,10 @@ struct sy_endpoint {
   uint64_t deviceBytes = 0;
   /// Contiguous layout: the SM budget of its kernels (sy_endpoint_set_blocks).
   int budget = 24;
+  /// Masked layout: one wave of its grids (the SM count times the stage kernels' blocks an SM,
+  /// over the PEs sharing the GPU), the default and the most of ctx.maxBlocks; and those blocks an SM.
+  int wave = 1;
+  int blocksPerSm = 1;
   uint8_t** dPeers = nullptr;
   /// One device allocation holding ctx.t and ctx.plan's arrays.
   void* scratch = nullptr;
@@ -67,7 +71,7 @@ uint64_t localBytesOf(const SyParams& p);
 void checkSupported(const SyParams& p);
 void allocBuffers(sy_endpoint* ep);
 void freeBuffers(sy_endpoint* ep);
-void setContiguousBlocks(sy_endpoint* ep, int blocks);
+void setBlocks(sy_endpoint* ep, int blocks);
 /// The contiguous SM budget: SWITCHYARD_CONTIGUOUS_BLOCKS or 24, at most the SM count.
 int defaultContiguousBlocks(int smCount, int configured);
 /// Synchronises the stream; throws SY_ERR_TIMEOUT / SY_ERR_PROTOCOL with `info` filled on a recorded error.

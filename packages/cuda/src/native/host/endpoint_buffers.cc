@@ -117,10 +117,14 @@ uint8_t* regionAddress(const sy_endpoint* ep, int region) {
   return (p.isLocalRegion(region) ? ep->ctx.local : ep->ctx.heap) + p.offset(region);
 }
 
-void setContiguousBlocks(sy_endpoint* ep, int blocks) {
+void setBlocks(sy_endpoint* ep, int blocks) {
   SY_REQUIRE(ep->alive, "sy_endpoint_set_blocks: the endpoint was destroyed");
   SY_REQUIRE(blocks >= 1 && blocks <= 65535, "sy_endpoint_set_blocks: blocks " << blocks << " is outside [1, 65535]");
-  ep->budget = blocks;
+  if (ep->ctx.p.contiguous()) {
+    ep->budget = blocks;
+  } else {  // SMs: the masked grids' limit, at most one wave
+    ep->ctx.maxBlocks = static_cast<int>(std::min<int64_t>(ep->wave, static_cast<int64_t>(blocks) * ep->blocksPerSm));
+  }
 }
 
 }  // namespace sy
