@@ -409,6 +409,19 @@ describe("switchyard demo", () => {
     expect(dp.io.stderr).toContain("--dp 3: must divide --ranks (4)");
   });
 
+  it("runs a step with --combine-weights home (weights at combineRecv) and refuses it with --layout contiguous", async () => {
+    const out = join(tempDir("switchyard-"), "demo.svg");
+    const home = await demo(["--backend", "reference", "--combine-weights", "home", "--out", out]);
+    expect(home.status).toBe(0);
+    expect(home.io.stdout).toContain("matches the reference");
+    const bad = await demo(["--backend", "reference", "--combine-weights", "home", "--layout", "contiguous"]);
+    expect(bad.status).toBe(2);
+    expect(bad.io.stderr).toContain('--combine-weights home: "home" needs the masked layout');
+    const typo = await demo(["--backend", "reference", "--combine-weights", "Home"]);
+    expect(typo.status).toBe(2);
+    expect(typo.io.stderr).toContain("--combine-weights Home: must be one of expert, home");
+  });
+
   it("refuses an --out path that cannot be written before the step", async () => {
     const { status, io } = await demo(["--backend", "reference", "--out", "/no/such/folder/demo.svg"]);
     expect(status).toBe(2);

@@ -32,6 +32,20 @@
  *    subnormal inputs to zero. With every slot on one rank (m = 1) it still admits the partial's
  *    rounding once: the home's sum of one bf16 value is exact.
  *
+ * ## Combine with the weights at home (`combineWeights: "home"`)
+ *
+ * The home computes acc = fp32 sum over the n used slots (slot order) of fp32(w_k * o_k) and
+ * y = bf16(acc): no partial is rounded on the way. By 1, |acc - y64| <= gamma_n * A; the final
+ * rounding adds b * |acc| + 2^-134 <= b * (|y64| + gamma_n * A) + 2^-134. For n <= 64,
+ * (1 + b) * gamma_n <= (n + 1) * u, so the suite checks
+ *
+ *        |y - y64| <= 2^-8 * |y64| + (n + 2) * 2^-24 * A + 2^-133
+ *
+ * (`homeCombineBound`: `combineBound` with no partials, P = 0 and m = 0). It admits any fp32
+ * order, a tree or fused multiply-adds, but not a bf16 rounding per rank: a backend that weights
+ * and sums on the expert ranks, as with `expert`, errs by up to 2^-9 * |p_r| per partial, which
+ * with cancelling partials far exceeds the bound.
+ *
  * Everything is finite by construction: generated values stay below 2^61 and |w| <= 4, so no sum
  * approaches the fp32 range.
  *
@@ -88,6 +102,17 @@ export function combineBound(
     (used + ranks + 2) * FP32_U * absSum +
     (ranks + 1) * BF16_MIN_SUBNORMAL
   );
+}
+
+/**
+ * Largest allowed |y - y64| for one element combined with `combineWeights: "home"` (see "Combine
+ * with the weights at home" above): one fp32 sum of the used slots' products, rounded once.
+ * @param y64 the exact (float64) weighted sum
+ * @param absSum A = sum over used slots of |w_k * o_k|
+ * @param used n, the number of used slots
+ */
+export function homeCombineBound(y64: number, absSum: number, used: number): number {
+  return combineBound(y64, absSum, used, 0, 0);
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   type Capabilities,
+  COMBINE_WEIGHTS,
   DTYPES,
   describeValue,
   LAYOUTS,
@@ -65,6 +66,7 @@ const FIELDS: readonly { field: keyof Capabilities; rule: Rule; optional?: boole
   { field: "deterministicRowOrder", rule: flag },
   { field: "stats", rule: flag, optional: true },
   { field: "scaleFormats", rule: list(SCALE_FORMATS), optional: true },
+  { field: "combineWeights", rule: list(COMBINE_WEIGHTS), optional: true },
 ];
 
 /**

@@ -61,6 +61,8 @@ describe("capability gating", () => {
     );
     expect(Object.keys(skipped).sort()).toEqual(
       [
+        "combine/home-weights/edges",
+        "combine/home-weights/slot-order",
         "config/fp8-hidden",
         "dispatch/fp8/input",
         "dispatch/fp8/quantize",
@@ -120,6 +122,51 @@ describe("scale formats by capability", () => {
       "bf16",
       "ue8m0",
     ]);
+  });
+});
+
+describe("combine-weights modes by capability", () => {
+  const draw = (c: Capabilities, wants: SpaceWants = {}) => {
+    const made = configSpace(c, false, wants);
+    if (!("space" in made)) return made.reason;
+    const configs = fc.sample(configArb(made.space), { numRuns: 300, seed: 7 });
+    return [...new Set(configs.map((x) => `${x.layout}:${String(x.combineWeights)}`))].sort();
+  };
+  const expertOnly: Capabilities = { ...referenceBackend.capabilities, combineWeights: undefined };
+
+  it("gives a backend that declares no combineWeights configs without the field", () => {
+    expect(draw(expertOnly)).toEqual(["contiguous:undefined", "masked:undefined"]);
+    expect(draw({ ...expertOnly, combineWeights: ["expert"] })).toEqual([
+      "contiguous:undefined",
+      "masked:undefined",
+    ]);
+    expect(draw(expertOnly, { combineWeights: ["home"] })).toMatch(/declares no combineWeights home/);
+    expect(
+      draw(
+        { ...expertOnly, layouts: ["contiguous"], combineWeights: ["home"] },
+        { combineWeights: ["home"] },
+      ),
+    ).toMatch(/"home" needs the masked layout/);
+  });
+
+  it("draws home for masked configs only, and expert or the field left out for both layouts", () => {
+    expect(draw(referenceBackend.capabilities)).toEqual([
+      "contiguous:expert",
+      "contiguous:undefined",
+      "masked:expert",
+      "masked:home",
+      "masked:undefined",
+    ]);
+    expect(draw(referenceBackend.capabilities, { combineWeights: ["home"], layouts: ["masked"] })).toEqual([
+      "masked:home",
+    ]);
+  });
+
+  it("validateCapabilities refuses an unknown mode", () => {
+    const bad = { ...referenceBackend.capabilities, combineWeights: ["rank"] };
+    expect(() => validateCapabilities("vendor", bad)).toThrow(
+      /combineWeights = \["rank"\]: a non-empty array of distinct values from "expert", "home"/,
+    );
   });
 });
 

@@ -110,6 +110,7 @@ describe("exact combine cases", () => {
     const seen = new Set<string>();
     const arb = worldArb(found.space, { routing: ["uniform", "hot", "stacked"] });
     for (const { config: c, steps } of fc.sample(arb, { numRuns: 40, seed: 11 })) {
+      if (c.combineWeights === "home") continue; // combine/zero-sign draws expert configs only
       const inputs = quarterWeights(makeInputs(c, steps[0]));
       const outputOf = zeroSignOutputs(c, inputs);
       for (const y of referenceCombine(c, inputs, outputOf)) expect(y.every((v) => v === 0)).toBe(true);

@@ -1,4 +1,5 @@
 import { SCALE_FORMATS, type ScaleFormat } from "./codec/scaleFormat.js";
+import { type CombineWeights, checkCombineWeights } from "./combineWeights.js";
 import { DTYPES, type Dtype, FP8_BLOCK } from "./dtype.js";
 import { ConfigError } from "./errors.js";
 
@@ -26,6 +27,11 @@ export const MAX_SIGNAL_COUNT = (1 << 21) - 2;
  * - `scaleFormat` (fp8-e4m3 dispatch only; left out means `pow2`): how quantise-on-dispatch computes
  *   and stores the block scales, `pow2`, `amax` or `ue8m0` (codec/scaleFormat.ts, docs/protocol.md).
  *   With fp8 input it names the format of the caller's scales (ue8m0: powers of two).
+ * - `combineWeights` (left out means `expert`): where combine applies the router weights.
+ *   `expert`: they come with dispatch and each expert rank sends one weighted partial per
+ *   (token, rank). `home` (masked layout only): dispatch takes none, the expert rank sends one
+ *   unweighted row per (token, slot), and the home weights and sums them in slot order with the
+ *   weights passed to `combineRecv` (combineWeights.ts, docs/protocol.md).
  */
 export interface EpConfig {
   ranks: number;
@@ -39,6 +45,7 @@ export interface EpConfig {
   layout: LayoutKind;
   expertAlignment: number;
   scaleFormat?: ScaleFormat;
+  combineWeights?: CombineWeights;
 }
 
 /** Defaults for the optional fields of `defineConfig`. */
@@ -120,6 +127,7 @@ export function validateConfig(config: EpConfig): void {
   if (!LAYOUTS.includes(config.layout)) {
     throw new ConfigError("layout", config.layout, `must be one of ${LAYOUTS.join(", ")}`);
   }
+  if (config.combineWeights !== undefined) checkCombineWeights(config);
   const known = new Set<string>([
     "ranks",
     "dpSize",
@@ -132,6 +140,7 @@ export function validateConfig(config: EpConfig): void {
     "layout",
     "expertAlignment",
     "scaleFormat",
+    "combineWeights",
   ]);
   for (const key of Object.keys(config)) {
     if (!known.has(key))

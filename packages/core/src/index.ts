@@ -12,6 +12,7 @@ export * from "./codec/fp8.js";
 export * from "./codec/scaleFormat.js";
 export * from "./codec/ue8m0.js";
 export * from "./codec/ue8m0Pack.js";
+export * from "./combineWeights.js";
 export * from "./config.js";
 export * from "./contract/deviceErrors.js";
 export * from "./contract/entry.js";

@@ -1,6 +1,6 @@
 import type { EpConfig } from "./config.js";
 import { InputError } from "./errors.js";
-import { type RankInput, validateRank, validateRankInput } from "./tensors.js";
+import { type DispatchInput, validateCombineWeights, validateRank, validateRankInput } from "./tensors.js";
 
 type Ctor = Int32ArrayConstructor | Float32ArrayConstructor | Uint16ArrayConstructor | Uint8ArrayConstructor;
 
@@ -50,13 +50,13 @@ function own(rank: number, name: string, value: unknown, ctor: Ctor): unknown {
  * send, whatever the caller's objects do later (a Proxy or a subclass whose reads or `slice()`
  * disagree, a buffer the caller mutates or detaches meanwhile). Refuses what validateRankInput
  * refuses, and also Proxies and other look-alikes of typed arrays and detached buffers, each with
- * an InputError.
+ * an InputError. With `combineWeights` `home` the input carries no weights (they go to combineRecv).
  */
-export function takeRankInput(
+export function takeRankInput<I extends DispatchInput>(
   config: EpConfig,
   rank: number,
-  input: RankInput,
-): { input: RankInput; tokens: number } {
+  input: I,
+): { input: I; tokens: number } {
   validateRank(config, rank);
   if (input === null || typeof input !== "object")
     throw new InputError(rank, "input", "expected an object { x, topkIdx, topkWeights }");
@@ -65,8 +65,24 @@ export function takeRankInput(
     x: own(rank, "x", x, config.inputDtype === "bf16" ? Uint16Array : Uint8Array),
     ...(scales === undefined ? {} : { scales: own(rank, "scales", scales, Float32Array) }),
     topkIdx: own(rank, "topkIdx", topkIdx, Int32Array),
-    topkWeights: own(rank, "topkWeights", topkWeights, Float32Array),
-  } as RankInput;
+    ...(topkWeights === undefined
+      ? {}
+      : { topkWeights: own(rank, "topkWeights", topkWeights, Float32Array) }),
+  } as unknown as I;
   const tokens = validateRankInput(config, rank, copy);
   return { input: copy, tokens };
+}
+
+/**
+ * Validates the weights a rank passes to `combineRecv` (`validateCombineWeights`: fp32 [T, topK]
+ * with `combineWeights` `home`, none with `expert`) and returns a private copy of them, as
+ * `takeRankInput` does for dispatch; undefined with `expert`.
+ */
+export function takeCombineWeights(
+  config: EpConfig,
+  rank: number,
+  tokens: number,
+  weights: unknown,
+): Float32Array | undefined {
+  return validateCombineWeights(config, rank, tokens, own(rank, "topkWeights", weights, Float32Array));
 }

@@ -1,5 +1,6 @@
 import { scaleFormatOf } from "./codec/scaleFormat.js";
 import { ue8m0Byte } from "./codec/ue8m0.js";
+import { combineWeightsOf } from "./combineWeights.js";
 import { type EpConfig, scalesPerRow } from "./config.js";
 import { InputError } from "./errors.js";
 
@@ -17,6 +18,13 @@ export interface RankInput {
   /** Shape [T, topK], the router's weights. */
   topkWeights: Float32Array;
 }
+
+/**
+ * What `Session.dispatchSend` takes: a `RankInput` whose `topkWeights` is required with
+ * `combineWeights` `expert` (the default) and must be left out with `home`, where the weights go
+ * to `combineRecv` instead.
+ */
+export type DispatchInput = Omit<RankInput, "topkWeights"> & { topkWeights?: Float32Array };
 
 /**
  * What dispatch delivers to one rank: a row table shared by both layouts.
@@ -43,7 +51,7 @@ export interface DispatchResult {
 }
 
 /** Tokens of a rank input (validated). */
-export function tokensOf(config: EpConfig, input: RankInput): number {
+export function tokensOf(config: EpConfig, input: Pick<RankInput, "topkIdx">): number {
   return input.topkIdx.length / config.topK;
 }
 
@@ -58,16 +66,25 @@ function expectArray(rank: number, name: string, value: unknown, ctor: { name: s
  * Refuses a bad rank input with an `InputError` naming the tensor and the position. Nothing is
  * modified. Checks types, lengths, T <= maxTokensPerRank, expert ids in [-1, experts) and no
  * expert repeated within a token, finite weights, fp8 scales present exactly when needed (and
- * powers of two that have a UE8M0 byte when the config's scaleFormat is ue8m0).
+ * powers of two that have a UE8M0 byte when the config's scaleFormat is ue8m0). Weights are
+ * required with `combineWeights` `expert` and refused with `home` (they belong to combineRecv).
  */
-export function validateRankInput(config: EpConfig, rank: number, input: RankInput): number {
+export function validateRankInput(config: EpConfig, rank: number, input: DispatchInput): number {
   validateRank(config, rank);
   if (input === null || typeof input !== "object")
     throw new InputError(rank, "input", "expected an object { x, topkIdx, topkWeights }");
   const K = config.topK;
   const H = config.hidden;
   expectArray(rank, "topkIdx", input.topkIdx, Int32Array, "int32 expert ids [T, topK]");
-  expectArray(rank, "topkWeights", input.topkWeights, Float32Array, "fp32 weights [T, topK]");
+  const home = combineWeightsOf(config) === "home";
+  if (home && input.topkWeights !== undefined) {
+    throw new InputError(
+      rank,
+      "topkWeights",
+      'given to dispatch, but combineWeights is "home": the weights are applied at the home rank and passed to combineRecv, so dispatch would not use them; leave topkWeights out of the dispatch input, or set combineWeights to "expert"',
+    );
+  }
+  if (!home) expectArray(rank, "topkWeights", input.topkWeights, Float32Array, "fp32 weights [T, topK]");
   if (input.topkIdx.length % K !== 0) {
     throw new InputError(rank, "topkIdx", `length ${input.topkIdx.length} is not a multiple of topK ${K}`);
   }
@@ -79,7 +96,7 @@ export function validateRankInput(config: EpConfig, rank: number, input: RankInp
       `${T} tokens exceed maxTokensPerRank ${config.maxTokensPerRank}; split the batch or raise the limit`,
     );
   }
-  if (input.topkWeights.length !== T * K) {
+  if (input.topkWeights !== undefined && input.topkWeights.length !== T * K) {
     throw new InputError(
       rank,
       "topkWeights",
@@ -118,11 +135,61 @@ export function validateRankInput(config: EpConfig, rank: number, input: RankInp
             throw new InputError(rank, "topkIdx", `[${t}] names expert ${e} twice (slots ${j} and ${k})`);
         }
       }
-      const w = input.topkWeights[t * K + k];
+      const w = input.topkWeights?.[t * K + k] ?? 0;
       if (!Number.isFinite(w)) throw new InputError(rank, "topkWeights", `[${t}][${k}] = ${w} is not finite`);
     }
   }
   return T;
+}
+
+function checkFiniteWeights(rank: number, weights: Float32Array, K: number): void {
+  for (let i = 0; i < weights.length; i++) {
+    if (!Number.isFinite(weights[i]))
+      throw new InputError(
+        rank,
+        "topkWeights",
+        `[${Math.floor(i / K)}][${i % K}] = ${weights[i]} is not finite`,
+      );
+  }
+}
+
+/**
+ * Refuses the weights a rank passes to `combineRecv` unless they fit its config: with
+ * `combineWeights` `home`, fp32 [T, topK] (T the tokens of the rank's dispatch this step), all
+ * finite; with `expert`, none (the weights came with dispatch). An `InputError` names the rank
+ * and what to do. Returns the weights (undefined with `expert`).
+ */
+export function validateCombineWeights(
+  config: EpConfig,
+  rank: number,
+  tokens: number,
+  weights: unknown,
+): Float32Array | undefined {
+  const K = config.topK;
+  if (combineWeightsOf(config) === "expert") {
+    if (weights === undefined) return undefined;
+    throw new InputError(
+      rank,
+      "topkWeights",
+      'given to combineRecv, but combineWeights is "expert": the weights travelled with dispatch and the expert ranks applied them; drop them here, or set combineWeights to "home" to weight at the home rank',
+    );
+  }
+  if (weights === undefined)
+    throw new InputError(
+      rank,
+      "topkWeights",
+      `missing at combineRecv: combineWeights is "home", so combineRecv takes the router weights fp32 [T, topK] = [${tokens}, ${K}] of this rank's tokens`,
+    );
+  expectArray(rank, "topkWeights", weights, Float32Array, "fp32 router weights [T, topK] at combineRecv");
+  const w = weights as Float32Array;
+  if (w.length !== tokens * K)
+    throw new InputError(
+      rank,
+      "topkWeights",
+      `length ${w.length} at combineRecv, expected T*topK = ${tokens}*${K} = ${tokens * K} (T: the tokens this rank dispatched this step)`,
+    );
+  checkFiniteWeights(rank, w, K);
+  return w;
 }
 
 /** Refuses a rank number outside the world (a wrong world size). */

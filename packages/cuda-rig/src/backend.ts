@@ -10,8 +10,10 @@ import {
   validateConfig,
 } from "@switchyard/core";
 import {
+  CUDA_COMBINE_WEIGHTS,
   CUDA_LAYOUTS,
   CUDA_SCALE_FORMATS,
+  checkCombineWeights,
   checkLayout,
   checkScaleFormat,
   endpointLayout,
@@ -30,6 +32,7 @@ import { CudaSession } from "./session.js";
  * asked for (option `ranksPerGpu`), so at most visible GPUs times that many ranks (`maxRanks`,
  * default one rank per visible GPU). topK at most 32 (a token's slots are one warp's lanes). fp8
  * block scales in the pow2 format only (`scaleFormats`; other formats are refused before anything starts).
+ * Router weights applied on the expert ranks only (`combineWeights` `expert`; `home` is refused likewise).
  * The contiguous layout and the stats were gated behind environment switches until device runs
  * proved them (results/2026-11-21-v1, results/2026-11-21-v3).
  */
@@ -46,6 +49,7 @@ export function cudaCapabilities(maxRanks = visibleGpuCount()): Capabilities {
     deterministicRowOrder: true,
     stats: true,
     scaleFormats: CUDA_SCALE_FORMATS,
+    combineWeights: CUDA_COMBINE_WEIGHTS,
   } as const);
 }
 
@@ -84,6 +88,7 @@ export function cudaBackend(options: CudaBackendOptions = {}, name = "cuda"): Ba
       validateConfig(config);
       checkLayout(config.layout);
       checkScaleFormat(config);
+      checkCombineWeights(config);
       const output = outputModeFor(config, config.layout === "contiguous" ? options.output : undefined);
       const reason = await cudaUnavailableReason();
       if (reason !== null) throw new BackendUnavailableError(name, reason);

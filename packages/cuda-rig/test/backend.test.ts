@@ -49,6 +49,22 @@ describe("cudaBackend without a GPU build", () => {
     }
   });
 
+  it("declares combineWeights expert only and createSession refuses home before anything starts", async () => {
+    expect(cudaCapabilities(2).combineWeights).toEqual(["expert"]);
+    const home = defineConfig({
+      ranks: 2,
+      experts: 4,
+      topK: 2,
+      hidden: 64,
+      maxTokensPerRank: 4,
+      combineWeights: "home",
+    });
+    await expect(cudaBackend().createSession(home)).rejects.toThrow(UnsupportedError);
+    await expect(cudaBackend().createSession(home)).rejects.toThrow(
+      'backend cuda does not support combineWeights "home" (EpConfig.combineWeights)',
+    );
+  });
+
   it("createSession refuses an unknown layout before anything starts", async () => {
     const config = defineConfig({ ranks: 2, experts: 4, topK: 2, hidden: 64, maxTokensPerRank: 4 });
     const unknown = { ...config, layout: "blocked" } as unknown as EpConfig;

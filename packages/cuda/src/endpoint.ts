@@ -16,6 +16,7 @@ import {
   UnsupportedError,
   validateConfig,
 } from "@switchyard/core";
+import { checkCombineWeights } from "./combineWeights.js";
 import { mapNativeError } from "./errors.js";
 import { checkLayout } from "./features.js";
 import type { NativeAddon, NativeEndpoint } from "./native/types.js";
@@ -143,6 +144,7 @@ export class RankEndpoint {
     validateConfig(config);
     checkLayout(config.layout);
     checkScaleFormat(config);
+    checkCombineWeights(config);
     if (config.ranks !== runtime.ranks) {
       throw new InputError(
         runtime.rank,

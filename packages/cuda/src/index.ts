@@ -2,6 +2,8 @@
 // in-process RankEndpoint with its device tensors, start from a launcher's environment (rendezvous
 // over TCP), the named errors, and the layout the kernels read. The world-level session adapter,
 // workers, checks, bench and fuzzers live in @switchyard/cuda-rig.
+
+export { CUDA_COMBINE_WEIGHTS, checkCombineWeights } from "./combineWeights.js";
 export {
   type CombineRecvArgs,
   type DeviceAddress,

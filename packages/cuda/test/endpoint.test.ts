@@ -176,6 +176,25 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     expect(made).toEqual(["endpoint"]);
   });
 
+  it("create refuses combineWeights home before the native endpoint is made", () => {
+    const made: string[] = [];
+    const addon = {
+      Endpoint: function Endpoint() {
+        made.push("endpoint");
+        return fake().native;
+      },
+    } as unknown as NativeAddon;
+    const runtime = { addon, native: {}, rank: 0, ranks: 2 } as unknown as CudaRuntime;
+    const home = defineConfig({ ...config, combineWeights: "home" });
+    expect(() => RankEndpoint.create(runtime, home)).toThrow(UnsupportedError);
+    expect(() => RankEndpoint.create(runtime, home)).toThrow(
+      /backend cuda does not support combineWeights "home" .*leave combineWeights out or set it to "expert"/,
+    );
+    expect(made).toEqual([]);
+    RankEndpoint.create(runtime, defineConfig({ ...config, combineWeights: "expert" }));
+    expect(made).toEqual(["endpoint"]);
+  });
+
   it("create accepts the contiguous layout and hands the native side its layout", () => {
     const { native } = fake();
     const made: bigint[] = [];

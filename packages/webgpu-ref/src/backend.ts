@@ -1,4 +1,5 @@
 import type { Backend, Capabilities, EpConfig } from "@switchyard/core";
+import { WEBGPU_COMBINE_WEIGHTS } from "./combineWeights.js";
 import { deviceUnavailableReason } from "./device.js";
 import { WEBGPU_SCALE_FORMATS } from "./scaleFormats.js";
 import { WebGpuSession, type WebGpuSessionOptions } from "./session.js";
@@ -20,6 +21,7 @@ const capabilities: Capabilities = Object.freeze({
   deterministicRowOrder: true,
   stats: true,
   scaleFormats: WEBGPU_SCALE_FORMATS,
+  combineWeights: WEBGPU_COMBINE_WEIGHTS,
 });
 
 /** The protocol's stages as WGSL compute shaders, all ranks simulated on one WebGPU device (Dawn). */

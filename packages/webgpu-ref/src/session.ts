@@ -17,6 +17,7 @@ import {
   validateExpertOut,
   validateRank,
 } from "@switchyard/core";
+import { checkCombineWeights } from "./combineWeights.js";
 import { acquireDevice } from "./device.js";
 import { planSession, type SessionPlan } from "./plan.js";
 import { Resources } from "./resources.js";
@@ -82,6 +83,7 @@ export class WebGpuSession implements Session {
   static async create(config: EpConfig, options: WebGpuSessionOptions = {}): Promise<WebGpuSession> {
     validateConfig(config);
     checkScaleFormat(config);
+    checkCombineWeights(config);
     const frozen = Object.freeze({ ...config });
     const handle = await acquireDevice();
     const limits = handle.device.limits;

@@ -12,6 +12,7 @@ const FLAG_OF: Record<string, string> = {
   layout: "--layout",
   dispatchDtype: "--fp8",
   expertAlignment: "--layout",
+  combineWeights: "--combine-weights",
 };
 
 /** A ConfigError's rule with the config fields it mentions ("ranks (4)") named by their flags. */
@@ -28,6 +29,8 @@ export interface DemoFlags {
   dp: string;
   layout: string;
   fp8: boolean;
+  /** Left out: the config leaves combineWeights out (expert). */
+  "combine-weights"?: string;
   seed: string;
 }
 
@@ -48,6 +51,9 @@ export function demoConfig(values: DemoFlags): { config: EpConfig; tokens: numbe
       dispatchDtype: values.fp8 ? "fp8-e4m3" : "bf16",
       layout,
       expertAlignment: layout === "contiguous" ? 16 : 1,
+      ...(values["combine-weights"] === undefined
+        ? {}
+        : { combineWeights: values["combine-weights"] as EpConfig["combineWeights"] }),
     });
     return { config, tokens, seed };
   } catch (e) {

@@ -17,6 +17,8 @@ const HELP = `switchyard demo: one MoE step on a backend, checked against the re
   --dp N                        ranks per DP group (default 1)
   --layout <masked|contiguous>  default masked
   --fp8                         quantise to fp8-e4m3 on dispatch
+  --combine-weights <expert|home>  where combine applies the router weights: on the expert ranks
+                                (default), or at the home rank, passed to combineRecv (masked only)
   --seed N                      routing and data seed (default 1)
   --out FILE                    picture to write (default switchyard-demo.svg)
   exit status: 0 matches the reference, 1 a mismatch, 2 bad usage or the backend cannot run here
@@ -47,6 +49,7 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
       dp: { type: "string", default: "1" },
       layout: { type: "string", default: "masked" },
       fp8: { type: "boolean", default: false },
+      "combine-weights": { type: "string" },
       seed: { type: "string", default: "1" },
       out: { type: "string", default: "switchyard-demo.svg" },
       help: { type: "boolean", short: "h", default: false },

@@ -10,6 +10,7 @@ import {
   referenceDispatch,
   seededRandom,
 } from "@switchyard/core";
+import { combineRecvWeights, dispatchInputOf } from "../harness/weightsAt.js";
 
 /** The seeded generator every check replays from (core's mulberry32). */
 export const rng = seededRandom;
@@ -81,7 +82,7 @@ export async function runDemoStep(
   const session = await backend.createSession(config);
   const started = performance.now();
   try {
-    for (let r = 0; r < R; r++) await session.dispatchSend(r, inputs[r]);
+    for (let r = 0; r < R; r++) await session.dispatchSend(r, dispatchInputOf(config, inputs[r]));
     const expected = referenceDispatch(config, inputs);
     const rowsPerRank = new Array(R).fill(0);
     const rowsPerExpert = new Array(config.experts).fill(0);
@@ -134,7 +135,7 @@ export async function runDemoStep(
     let combineMismatches = 0;
     let maxCombineError = 0;
     for (let r = 0; r < R; r++) {
-      const y = await session.combineRecv(r);
+      const y = await session.combineRecv(r, combineRecvWeights(config, inputs[r]));
       for (let i = 0; i < y.length; i++) {
         if (y[i] !== yRef[r][i]) combineMismatches++;
         maxCombineError = Math.max(maxCombineError, Math.abs(bf16ToNumber(y[i]) - bf16ToNumber(yRef[r][i])));

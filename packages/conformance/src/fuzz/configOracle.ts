@@ -16,6 +16,7 @@ export const CONFIG_FIELDS = [
   "layout",
   "expertAlignment",
   "scaleFormat",
+  "combineWeights",
 ] as const;
 
 /** The documented defaults of the optional fields. */
@@ -30,6 +31,7 @@ export const DOCUMENTED_DEFAULTS = {
 const DTYPES = ["bf16", "fp8-e4m3"];
 const LAYOUTS = ["masked", "contiguous"];
 const SCALE_FORMATS = ["pow2", "amax", "ue8m0"];
+const COMBINE_WEIGHTS = ["expert", "home"];
 
 function isInt(v: unknown, max: number): v is number {
   return typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= max;
@@ -68,6 +70,11 @@ export function configProblems(c: Record<string, unknown>): Set<string> {
   if (c.scaleFormat !== undefined) {
     if (!SCALE_FORMATS.includes(c.scaleFormat as string)) bad.add("scaleFormat");
     else if (outOk && c.dispatchDtype !== "fp8-e4m3") bad.add("scaleFormat");
+  }
+  // combineWeights: optional; expert or home, and home only with the masked layout.
+  if (c.combineWeights !== undefined) {
+    if (!COMBINE_WEIGHTS.includes(c.combineWeights as string)) bad.add("combineWeights");
+    else if (c.combineWeights === "home" && c.layout !== "masked") bad.add("combineWeights");
   }
   for (const key of Object.keys(c)) if (!(CONFIG_FIELDS as readonly string[]).includes(key)) bad.add(key);
   return bad;

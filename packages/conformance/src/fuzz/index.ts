@@ -50,6 +50,8 @@ function narrowed(caps: Capabilities, o: FuzzOptions): Capabilities {
     ...caps,
     maxRanks: Math.min(caps.maxRanks, o.maxRanks ?? caps.maxRanks),
     maxHidden: Math.min(caps.maxHidden, o.maxHidden ?? caps.maxHidden),
+    // The session fuzzer's inputs carry their weights to dispatch: it drives combineWeights expert only.
+    combineWeights: ["expert"],
   };
 }
 

@@ -13,6 +13,8 @@ function nearValue(field: string, c: EpConfig, rng: Rng): unknown {
       return rng.pick(["masked", "contiguous", "dense", "MASKED"]);
     case "scaleFormat":
       return rng.pick(["pow2", "amax", "ue8m0", "e8m0", "UE8M0", undefined]);
+    case "combineWeights":
+      return rng.pick(["expert", "home", "Home", "rank", undefined]);
     default: {
       const v = c[field as keyof EpConfig] as number;
       return rng.pick([v + 1, v - 1, v * 2, Math.max(1, Math.floor(v / 2)), 1, 128, 3, 4096, 4097]);

@@ -21,16 +21,20 @@ export interface ConfigOptions {
  * Reach: 1..maxRanks ranks, DP groups (dpSize any divisor), K from 1 to the largest the config
  * allows (K = experts), hidden multiples and non-multiples of 128, both layouts, bf16 / fp8
  * (quantise-on-dispatch and fp8 input), expertAlignment 1 and > 1, and for fp8 dispatch the
- * space's scale formats (the field is drawn only when the space holds more than leaving it out).
+ * space's scale formats (the field is drawn only when the space holds more than leaving it out),
+ * and for masked configs the space's combine-weights modes (drawn likewise).
  */
 export function configArb(space: ConfigSpace, options: ConfigOptions = {}): fc.Arbitrary<Readonly<EpConfig>> {
   const j = options.minSlotsPerRank ?? 1;
   const maxRanks = Math.max(space.minRanks, Math.min(space.maxRanks, Math.floor(space.maxExperts / j)));
   const formats = space.scaleFormats;
   const drawFormat = formats.length > 1 || formats[0] !== null;
+  const modes = space.combineWeights;
+  const drawMode = modes.length > 1 || modes[0] !== null;
   return fc
     .record({
       ...(drawFormat ? { scaleFormat: fc.constantFrom(...formats) } : {}),
+      ...(drawMode ? { combineWeights: fc.constantFrom(...modes) } : {}),
       ranks: fc.integer({ min: space.minRanks, max: maxRanks }),
       dpPick: fc.nat({ max: 7 }),
       localExperts: fc.integer({ min: Math.min(j, space.maxLocalExperts), max: space.maxLocalExperts }),
@@ -73,6 +77,10 @@ export function configArb(space: ConfigSpace, options: ConfigOptions = {}): fc.A
         layout: c.layout,
         expertAlignment: c.expertAlignment,
         ...(fp8 && c.scaleFormat ? { scaleFormat: c.scaleFormat } : {}),
+        // combineWeights "home" is masked-only: a contiguous config leaves it out.
+        ...(c.combineWeights && (c.combineWeights !== "home" || c.layout === "masked")
+          ? { combineWeights: c.combineWeights }
+          : {}),
       });
     });
 }
@@ -85,10 +93,13 @@ export function alignedStep(space: ConfigSpace): number {
   return (128 * space.hiddenMultiple) / a;
 }
 
-/** A one-line summary of a config, e.g. `R4 dp2 E8 K3 H200 M7 bf16->fp8-e4m3 masked a1` (`->fp8-e4m3/amax` with a scale format). */
+/**
+ * A one-line summary of a config, e.g. `R4 dp2 E8 K3 H200 M7 bf16->fp8-e4m3 masked a1`
+ * (`->fp8-e4m3/amax` with a scale format, `masked/home-weights` with combineWeights home).
+ */
 export function describeConfig(c: EpConfig): string {
   return (
     `R${c.ranks} dp${c.dpSize} E${c.experts} K${c.topK} H${c.hidden} M${c.maxTokensPerRank} ` +
-    `${c.inputDtype}->${c.dispatchDtype}${c.scaleFormat ? `/${c.scaleFormat}` : ""} ${c.layout} a${c.expertAlignment}`
+    `${c.inputDtype}->${c.dispatchDtype}${c.scaleFormat ? `/${c.scaleFormat}` : ""} ${c.layout}${c.combineWeights === "home" ? "/home-weights" : ""} a${c.expertAlignment}`
   );
 }

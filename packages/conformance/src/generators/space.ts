@@ -1,4 +1,4 @@
-import type { Capabilities, Dtype, LayoutKind, ScaleFormat } from "@switchyard/core";
+import type { Capabilities, CombineWeights, Dtype, LayoutKind, ScaleFormat } from "@switchyard/core";
 
 /** An (input dtype, dispatch dtype) pair a config can use. */
 export interface DtypePair {
@@ -36,6 +36,11 @@ export interface ConfigSpace {
    * backend that declares no `scaleFormats` beyond pow2: its configs then never carry the field.
    */
   readonly scaleFormats: readonly (ScaleFormat | null)[];
+  /**
+   * Masked configs' `combineWeights`, drawn with equal odds; null leaves it out (expert). `[null]`
+   * for a backend that declares no mode beyond expert: its configs then never carry the field.
+   */
+  readonly combineWeights: readonly (CombineWeights | null)[];
 }
 
 /** What a property asks of the space beyond the defaults. */
@@ -46,6 +51,11 @@ export interface SpaceWants {
   minRanks?: number;
   /** Only these scale formats (default: left out, and every format the backend declares). */
   scaleFormats?: readonly ScaleFormat[];
+  /**
+   * Only these combine-weights modes (default: left out, and every mode the backend declares);
+   * `expert` is drawn as the field left out.
+   */
+  combineWeights?: readonly CombineWeights[];
 }
 
 /** Sizes of the quick suite (CI) and of the deep one. */
@@ -101,6 +111,15 @@ export function configSpace(
     : [null, ...declared.filter((f) => declared.length > 1 || f !== "pow2")];
   if (scaleFormats.length === 0)
     return { reason: `backend declares no ${wants.scaleFormats?.join(" or ")} scale format` };
+  const declaredModes = caps.combineWeights ?? ["expert"];
+  // A property that wants expert only gets configs that leave the field out (expert by default).
+  const combineWeights = wants.combineWeights
+    ? wants.combineWeights.filter((m) => declaredModes.includes(m)).map((m) => (m === "expert" ? null : m))
+    : [null, ...declaredModes.filter((m) => declaredModes.length > 1 || m !== "expert")];
+  if (combineWeights.length === 0)
+    return { reason: `backend declares no combineWeights ${wants.combineWeights?.join(" or ")}` };
+  if (combineWeights.every((m) => m === "home") && !layouts.includes("masked"))
+    return { reason: 'combineWeights "home" needs the masked layout, which the backend does not declare' };
   return {
     space: {
       minRanks,
@@ -117,6 +136,7 @@ export function configSpace(
       dp,
       alignments: [1, 2, 3, 4, 8, 16],
       scaleFormats,
+      combineWeights,
     },
   };
 }

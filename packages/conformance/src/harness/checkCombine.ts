@@ -1,6 +1,7 @@
 import {
   bf16ToNumber,
   blockPlacement,
+  combineWeightsOf,
   type EpConfig,
   type ExpertOutputOf,
   ownerOf,
@@ -8,7 +9,7 @@ import {
   referenceCombine,
   slotsByRank,
 } from "@switchyard/core";
-import { combineBound } from "../bounds.js";
+import { combineBound, homeCombineBound } from "../bounds.js";
 import { type Problems, typeName } from "./problems.js";
 
 /** Checks a combined output's type and length: y [T, hidden] as Uint16Array. */
@@ -32,7 +33,8 @@ export function checkCombineShape(
 
 /**
  * Checks every rank's combined output against the float64 weighted sum of the expert outputs the
- * specification names (`outputOf`), within `combineBound` (see bounds.ts).
+ * specification names (`outputOf`), within `combineBound`, or `homeCombineBound` with
+ * `combineWeights: "home"` (see bounds.ts).
  */
 export function checkCombine(
   config: EpConfig,
@@ -44,6 +46,7 @@ export function checkCombine(
   const K = config.topK;
   const H = config.hidden;
   const placement = blockPlacement(config);
+  const home = combineWeightsOf(config) === "home";
   inputs.forEach((input, rank) => {
     const y = ys[rank];
     if (!checkCombineShape(config, rank, input, y, problems)) return;
@@ -71,12 +74,14 @@ export function checkCombine(
           partialAbs += Math.abs(partial);
         }
         const got = bf16ToNumber(y[t * H + h]);
-        const bound = combineBound(exact, abs, used, partialAbs, ranks.length);
+        const bound = home
+          ? homeCombineBound(exact, abs, used)
+          : combineBound(exact, abs, used, partialAbs, ranks.length);
         if (!(Math.abs(got - exact) <= bound)) {
           problems.add(
             `rank ${rank} token ${t} element ${h}: y = ${got}, expected ${exact} ` +
               `(|error| ${Math.abs(got - exact).toExponential(3)} > bound ${bound.toExponential(3)}, ` +
-              `${used} used slot(s) on ${ranks.length} rank(s))`,
+              `${used} used slot(s) on ${ranks.length} rank(s)${home ? ", weights at home" : ""})`,
           );
           break;
         }
@@ -105,6 +110,7 @@ export function checkCombineExact(
   problems: Problems,
 ): void {
   const H = config.hidden;
+  const home = combineWeightsOf(config) === "home";
   const want = referenceCombine(config, inputs, outputOf);
   inputs.forEach((input, rank) => {
     const y = ys[rank];
@@ -115,7 +121,9 @@ export function checkCombineExact(
       problems.add(
         `rank ${rank} token ${t} element ${i % H}: y bits ${bitsAndValue(y[i])}, ` +
           `the protocol's order gives ${bitsAndValue(want[rank][i])} ` +
-          "(partials per expert rank in slot order from +0, rounded to bf16, summed from +0 in ascending rank order)",
+          (home
+            ? "(weights at home: every used slot's w * row in ascending slot order in one fp32 sum from +0, rounded once)"
+            : "(partials per expert rank in slot order from +0, rounded to bf16, summed from +0 in ascending rank order)"),
       );
       i = (t + 1) * H - 1;
     }

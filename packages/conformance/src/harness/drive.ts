@@ -2,6 +2,7 @@ import { computeLayout, type DispatchResult, type RankInput, type Session } from
 import type { ExpertFn } from "./experts.js";
 import { modifiedInputs, snapshotInputs } from "./inputs.js";
 import { ConformanceMismatch, errorMessage, errorName } from "./problems.js";
+import { combineRecvWeights, dispatchInputOf } from "./weightsAt.js";
 
 /** One call of a step: a phase on a rank. */
 export interface Call {
@@ -71,7 +72,8 @@ export interface StepOptions {
 
 /**
  * Runs one whole step on a session: dispatch, the experts (`experts` reads each rank's result),
- * combine. Also checks that the backend left the caller's input arrays unmodified.
+ * combine. Also checks that the backend left the caller's input arrays unmodified. The weights go
+ * to dispatchSend, or with `combineWeights` `home` to combineRecv (weightsAt.ts).
  */
 export async function runStep(
   session: Session,
@@ -89,7 +91,9 @@ export async function runStep(
   const y = new Array<Uint16Array>(R);
   const send = async (r: number) => {
     await hooks.beforeSend?.(r);
-    await call(`${label}: rank ${r} dispatchSend`, () => session.dispatchSend(r, inputs[r]));
+    await call(`${label}: rank ${r} dispatchSend`, () =>
+      session.dispatchSend(r, dispatchInputOf(session.config, inputs[r])),
+    );
   };
   const recv = async (r: number) => {
     await hooks.beforeRecv?.(r);
@@ -102,7 +106,9 @@ export async function runStep(
   };
   const finish = async (r: number) => {
     await hooks.beforeCombineRecv?.(r);
-    y[r] = await call(`${label}: rank ${r} combineRecv`, () => session.combineRecv(r));
+    y[r] = await call(`${label}: rank ${r} combineRecv`, () =>
+      session.combineRecv(r, combineRecvWeights(session.config, inputs[r])),
+    );
   };
   if (schedule.concurrent) {
     await Promise.all(schedule.sends.map(send));

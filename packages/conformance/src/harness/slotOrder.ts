@@ -22,7 +22,7 @@ function pairsOf(n: number): [number, number][] {
  * the token shifts where it starts), so every other order changes some element of a long enough
  * row. Every partial is an integer of magnitude below 64: exact in bf16.
  */
-function stackedProducts(n: number, h: number, token: number): number[] {
+export function stackedProducts(n: number, h: number, token: number): number[] {
   const pairs = pairsOf(n);
   const pick = h + 3 * token;
   const [i, j] = pairs[pick % pairs.length];
@@ -41,7 +41,7 @@ function stackedProducts(n: number, h: number, token: number): number[] {
 }
 
 /** A small non-zero product for the entries of a rank with one or two entries (the order of two is invisible). */
-function plainProduct(h: number, token: number, slot: number): number {
+export function plainProduct(h: number, token: number, slot: number): number {
   return (((h * 5 + token * 3 + slot * 7) % 15) - 7 || 8) / 4;
 }
 

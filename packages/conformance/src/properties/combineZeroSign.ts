@@ -9,6 +9,9 @@ export const combineZeroSign = defineProperty({
   required: true,
   summary:
     "y bit-exact with the reference, sign of zero included, where every element sums to zero: every partial -0 (tiny negative sums), every product -0, partials cancelling, mixed signed zeros; both accumulators start at +0, so y is +0",
+  // The four ways are built on per-rank partials; weights at home sum the products in one fp32 sum,
+  // whose zeros combine/home-weights/edges and core's tests check.
+  wants: { combineWeights: ["expert"] },
   arbitrary: (space) => worldArb(space, { routing: ["uniform", "hot", "stacked"] }),
   check: (ctx, c) => checkExactCombine(ctx, c, { weights: quarterWeights, outputs: zeroSignOutputs }),
   describe: describeWorld,

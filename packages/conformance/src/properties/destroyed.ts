@@ -7,6 +7,7 @@ import { makeInputs } from "../harness/inputs.js";
 import { expectRefusal } from "../harness/refusal.js";
 import { Rng } from "../harness/rng.js";
 import { withSession } from "../harness/session.js";
+import { combineRecvWeights, dispatchInputOf } from "../harness/weightsAt.js";
 import { defineProperty } from "../property.js";
 
 /** After destroy() every call throws DestroyedError, whether the session was idle or mid-step. */
@@ -30,17 +31,21 @@ export const destroyed = defineProperty({
       if (when === "after a step") await runStep(session, inputs, provenanceExperts(config));
       if (when === "after some sends") {
         const senders = rng.int(1, config.ranks);
-        for (let r = 0; r < senders; r++) await session.dispatchSend(r, inputs[r]);
+        for (let r = 0; r < senders; r++) await session.dispatchSend(r, dispatchInputOf(config, inputs[r]));
       }
       await session.destroy();
       for (const r of rng.permutation(config.ranks).slice(0, 2)) {
         const what = (op: string) => `rank ${r} ${op} after destroy() (${when})`;
-        await expectRefusal(what("dispatchSend"), "DestroyedError", () => session.dispatchSend(r, inputs[r]));
+        await expectRefusal(what("dispatchSend"), "DestroyedError", () =>
+          session.dispatchSend(r, dispatchInputOf(config, inputs[r])),
+        );
         await expectRefusal(what("dispatchRecv"), "DestroyedError", () => session.dispatchRecv(r));
         await expectRefusal(what("combineSend"), "DestroyedError", () =>
           session.combineSend(r, new Uint16Array(rows * config.hidden)),
         );
-        await expectRefusal(what("combineRecv"), "DestroyedError", () => session.combineRecv(r));
+        await expectRefusal(what("combineRecv"), "DestroyedError", () =>
+          session.combineRecv(r, combineRecvWeights(config, inputs[r])),
+        );
         if (typeof session.stats === "function")
           await expectRefusal(what("stats"), "DestroyedError", () => session.stats!(r));
       }

@@ -4,6 +4,7 @@ import { configFp8Hidden, configRefused } from "./badConfig.js";
 import { badInputProperties } from "./badInput.js";
 import { combineAccuracy } from "./combineAccuracy.js";
 import { combineExactOrder } from "./combineExactOrder.js";
+import { combineHomeEdges, combineHomeSlotOrder } from "./combineHomeWeights.js";
 import { combineRepeatable } from "./combineRepeatable.js";
 import { combineSlotOrder } from "./combineSlotOrder.js";
 import { combineZeroSign } from "./combineZeroSign.js";
@@ -38,6 +39,8 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   combineSlotOrder,
   combineZeroSign,
   combineRepeatable,
+  combineHomeSlotOrder,
+  combineHomeEdges,
   roundTripIdentity,
   roundTripFp8,
   phaseInterleaving,

@@ -3,6 +3,7 @@ import { describeWorld, worldArb } from "../generators/world.js";
 import { makeInputs } from "../harness/inputs.js";
 import { ConformanceMismatch, errorMessage, errorName } from "../harness/problems.js";
 import { withSession } from "../harness/session.js";
+import { dispatchInputOf } from "../harness/weightsAt.js";
 import { defineProperty } from "../property.js";
 
 /** How long the property lets a session wait for the rank that never comes. */
@@ -28,7 +29,8 @@ export const missingRank = defineProperty({
     const inputs = makeInputs(config, world.steps[0]);
     const timed = { ...ctx, sessionOptions: { ...ctx.sessionOptions, timeoutMs: MISSING_RANK_TIMEOUT_MS } };
     await withSession(timed, config, async (session) => {
-      for (let r = 0; r < R; r++) if (r !== missing) await session.dispatchSend(r, inputs[r]);
+      for (let r = 0; r < R; r++)
+        if (r !== missing) await session.dispatchSend(r, dispatchInputOf(config, inputs[r]));
       const limit = MISSING_RANK_TIMEOUT_MS + 5_000;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const outcome = await Promise.race([

@@ -8,6 +8,7 @@ import { expectRefusal } from "../harness/refusal.js";
 import { Rng } from "../harness/rng.js";
 import { withSession } from "../harness/session.js";
 import { verifyStep } from "../harness/verify.js";
+import { combineRecvWeights, dispatchInputOf } from "../harness/weightsAt.js";
 import { defineProperty } from "../property.js";
 
 type Op = "dispatchSend" | "dispatchRecv" | "combineSend" | "combineRecv";
@@ -40,10 +41,10 @@ export const phaseOrder = defineProperty({
       const y = new Array<Uint16Array>(R);
       const legal = async (r: number): Promise<void> => {
         const op = NEXT[made[r]];
-        if (op === "dispatchSend") await session.dispatchSend(r, inputs[r]);
+        if (op === "dispatchSend") await session.dispatchSend(r, dispatchInputOf(config, inputs[r]));
         else if (op === "dispatchRecv") results[r] = await session.dispatchRecv(r);
         else if (op === "combineSend") await session.combineSend(r, experts(r, results[r], rows));
-        else y[r] = await session.combineRecv(r);
+        else y[r] = await session.combineRecv(r, combineRecvWeights(config, inputs[r]));
         made[r]++;
       };
       const illegal = async (): Promise<void> => {
@@ -52,10 +53,10 @@ export const phaseOrder = defineProperty({
         const op = rng.pick(wrong);
         const zeros = new Uint16Array(rows * config.hidden);
         await expectRefusal(`rank ${r} ${op} after ${made[r]} of its 4 calls`, "PhaseError", () => {
-          if (op === "dispatchSend") return session.dispatchSend(r, inputs[r]);
+          if (op === "dispatchSend") return session.dispatchSend(r, dispatchInputOf(config, inputs[r]));
           if (op === "dispatchRecv") return session.dispatchRecv(r);
           if (op === "combineSend") return session.combineSend(r, zeros);
-          return session.combineRecv(r);
+          return session.combineRecv(r, combineRecvWeights(config, inputs[r]));
         });
       };
       // The step in stages (all sends, all receives, all combine sends, all combine receives),

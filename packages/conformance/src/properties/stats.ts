@@ -1,4 +1,5 @@
 import {
+  combineWeightsOf,
   dtypeBytes,
   type EpConfig,
   type PeerTraffic,
@@ -17,6 +18,7 @@ import { ConformanceMismatch, Problems } from "../harness/problems.js";
 import { expectRefusal } from "../harness/refusal.js";
 import { withSession } from "../harness/session.js";
 import { verifyStep } from "../harness/verify.js";
+import { combineRecvWeights } from "../harness/weightsAt.js";
 import { defineProperty } from "../property.js";
 
 const CALLS = ["dispatchSend", "dispatchRecv", "combineSend", "combineRecv"] as const;
@@ -28,7 +30,8 @@ const FIELDS = ["dispatchSent", "dispatchReceived", "combineSent", "combineRecei
  * route records, one per token of src routed to any of dst's experts (a token crosses to a rank
  * once, however many of its experts live there); `combine[expertRank][home]` = partials, one per
  * record the expert rank received from the owners of home's DP group (each goes to every rank of
- * that group).
+ * that group); with `combineWeights` `home`, one row per (token, slot) instead: every row the
+ * expert rank received from those owners.
  */
 export function expectedTraffic(
   config: EpConfig,
@@ -37,16 +40,22 @@ export function expectedTraffic(
   const R = config.ranks;
   const dp = config.dpSize;
   const dispatch = Array.from({ length: R }, () => new Array<number>(R).fill(0));
+  const slots = Array.from({ length: R }, () => new Array<number>(R).fill(0));
   referenceDispatch(config, inputs).forEach((experts, dst) => {
     const tokens = new Set<string>();
-    for (const rows of experts) for (const row of rows) tokens.add(`${row.srcRank},${row.srcToken}`);
+    for (const rows of experts)
+      for (const row of rows) {
+        tokens.add(`${row.srcRank},${row.srcToken}`);
+        slots[row.srcRank][dst]++;
+      }
     for (const key of tokens) dispatch[Number(key.split(",")[0])][dst]++;
   });
+  const perToken = combineWeightsOf(config) === "home" ? slots : dispatch;
   const combine = Array.from({ length: R }, (_, p) =>
     Array.from({ length: R }, (_, home) => {
       let n = 0;
       for (let src = Math.floor(home / dp) * dp; src < (Math.floor(home / dp) + 1) * dp; src++)
-        n += dispatch[src][p];
+        n += perToken[src][p];
       return n;
     }),
   );
@@ -181,7 +190,7 @@ export const sessionStats = defineProperty({
         for (let r = 0; r < R; r++) await at(r, "combineRecv");
         const r = seed % R;
         await expectRefusal(`rank ${r} combineRecv after the step`, "PhaseError", () =>
-          session.combineRecv(r),
+          session.combineRecv(r, combineRecvWeights(config, inputs[r])),
         );
         await at(r, "combineRecv");
       }

@@ -1,14 +1,15 @@
 import {
   type Backend,
   bf16ToNumber,
+  type Capabilities,
+  type DispatchInput,
   type DispatchResult,
   deliveredRows,
   type EpConfig,
   numberToBf16,
-  type RankInput,
   validateRankInput,
 } from "@switchyard/core";
-import { brokenBackend, ForwardingSession } from "./wrap.js";
+import { brokenBackend, EXPERT_WEIGHTS_ONLY, ForwardingSession } from "./wrap.js";
 
 /** Sums one token's used slots: terms are w_k * o_k as (w, o) pairs in slot order; returns the value to round to bf16. */
 export type Accumulate = (terms: { w: number; o: number }[]) => number;
@@ -41,24 +42,31 @@ export function recombiningBackend(name: string, accumulate: Accumulate): Backen
   });
 }
 
-/** A backend that moves data like the reference but combines each token's row itself with `row`. */
-export function recombiningRows(name: string, row: CombineRow): Backend {
+/**
+ * A backend that moves data like the reference but combines each token's row itself with `row`,
+ * from the weights given to dispatch, or with `combineWeights: "home"` those given to combineRecv.
+ */
+export function recombiningRows(
+  name: string,
+  row: CombineRow,
+  capabilities: Capabilities = EXPERT_WEIGHTS_ONLY,
+): Backend {
   return brokenBackend(
     name,
     (inner) =>
       new (class extends ForwardingSession {
-        private readonly inputs = new Map<number, RankInput>();
+        private readonly inputs = new Map<number, DispatchInput>();
         private readonly results = new Map<number, DispatchResult>();
         /** group:token:slot -> expert output row. */
         private readonly outputs = new Map<string, Uint16Array>();
 
-        override async dispatchSend(rank: number, input: RankInput): Promise<void> {
+        override async dispatchSend(rank: number, input: DispatchInput): Promise<void> {
           await this.inner.dispatchSend(rank, input);
           validateRankInput(this.config, rank, input);
           this.inputs.set(rank, {
             ...input,
             topkIdx: input.topkIdx.slice(),
-            topkWeights: input.topkWeights.slice(),
+            topkWeights: input.topkWeights?.slice(),
           });
         }
 
@@ -79,20 +87,21 @@ export function recombiningRows(name: string, row: CombineRow): Backend {
           }
         }
 
-        override async combineRecv(rank: number): Promise<Uint16Array> {
-          const y = (await this.inner.combineRecv(rank)).slice();
+        override async combineRecv(rank: number, topkWeights?: Float32Array): Promise<Uint16Array> {
+          const y = (await this.inner.combineRecv(rank, topkWeights)).slice();
           const { topK: K, hidden: H, dpSize } = this.config;
           const input = this.inputs.get(rank)!;
           const group = Math.floor(rank / dpSize);
           for (let t = 0; t < y.length / H; t++) {
             const out = (k: number) => this.outputs.get(`${group}:${t}:${k}`)!;
             const idx = input.topkIdx.subarray(t * K, (t + 1) * K);
-            const w = input.topkWeights.subarray(t * K, (t + 1) * K);
+            const w = (topkWeights ?? input.topkWeights)!.subarray(t * K, (t + 1) * K);
             y.set(row(H, idx, w, out, this.config), t * H);
           }
           return y;
         }
       })(inner),
+    capabilities,
   );
 }
 

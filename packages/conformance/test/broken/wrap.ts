@@ -1,8 +1,9 @@
 import {
   type Backend,
+  type Capabilities,
+  type DispatchInput,
   type DispatchResult,
   type EpConfig,
-  type RankInput,
   referenceBackend,
   type Session,
   type SessionOptions,
@@ -25,7 +26,7 @@ export class ForwardingSession implements Session {
     return this.inner.layout;
   }
 
-  dispatchSend(rank: number, input: RankInput): Promise<void> {
+  dispatchSend(rank: number, input: DispatchInput): Promise<void> {
     return this.inner.dispatchSend(rank, input);
   }
 
@@ -37,8 +38,8 @@ export class ForwardingSession implements Session {
     return this.inner.combineSend(rank, expertOut);
   }
 
-  combineRecv(rank: number): Promise<Uint16Array> {
-    return this.inner.combineRecv(rank);
+  combineRecv(rank: number, topkWeights?: Float32Array): Promise<Uint16Array> {
+    return this.inner.combineRecv(rank, topkWeights);
   }
 
   stats(rank: number): Promise<StepStats> {
@@ -50,11 +51,25 @@ export class ForwardingSession implements Session {
   }
 }
 
-/** A backend whose sessions are `wrap(referenceSession)`. */
-export function brokenBackend(name: string, wrap: (inner: Session) => Session): Backend {
+/** The reference backend's capabilities without `combineWeights: "home"`: what most broken backends declare. */
+export const EXPERT_WEIGHTS_ONLY: Capabilities = Object.freeze({
+  ...referenceBackend.capabilities,
+  combineWeights: ["expert"] as const,
+});
+
+/**
+ * A backend whose sessions are `wrap(referenceSession)`. It declares `capabilities` (default: the
+ * reference's, weights with dispatch only, so a bug planted for that mode is not drawn into home
+ * configs it was not written for).
+ */
+export function brokenBackend(
+  name: string,
+  wrap: (inner: Session) => Session,
+  capabilities: Capabilities = EXPERT_WEIGHTS_ONLY,
+): Backend {
   return {
     name,
-    capabilities: referenceBackend.capabilities,
+    capabilities,
     unavailableReason: async () => null,
     createSession: async (config: EpConfig, options?: SessionOptions) =>
       wrap(await referenceBackend.createSession(config, options)),
@@ -74,7 +89,7 @@ export function copyResult(r: DispatchResult): DispatchResult {
 }
 
 /** Whether core would accept this input (broken wrappers only rewrite valid inputs). */
-export function valid(s: ForwardingSession, rank: number, input: RankInput): boolean {
+export function valid(s: ForwardingSession, rank: number, input: DispatchInput): boolean {
   try {
     validateRankInput(s.config, rank, input);
     return true;

@@ -10,7 +10,10 @@ export const STEP_CALLS: readonly StepCall[] = ["dispatchSend", "dispatchRecv", 
 
 /** Rows and bytes one rank exchanged with each peer in one phase. Index = peer rank (this rank included). */
 export interface PeerTraffic {
-  /** [R] rows per peer: route records (one per token and rank) for dispatch, partials for combine. */
+  /**
+   * [R] rows per peer: route records (one per token and rank) for dispatch; for combine partials
+   * (one per token and expert rank), or with `combineWeights` `home` one row per (token, slot).
+   */
   readonly rows: readonly number[];
   /** [R] bytes per peer: rows[p] * `rowBytes(config, phase)`. Signal words are not counted. */
   readonly bytes: readonly number[];
@@ -35,9 +38,9 @@ export interface StepStats {
   readonly dispatchSent: PeerTraffic | null;
   /** Records each source delivered to this rank, as its signals announced. */
   readonly dispatchReceived: PeerTraffic | null;
-  /** Partials this rank's combineSend wrote to each home rank (every rank of a DP group). */
+  /** Partials (home weights: (token, slot) rows) this rank's combineSend wrote to each home rank (every rank of a DP group). */
   readonly combineSent: PeerTraffic | null;
-  /** Partials each expert rank announced to this rank at combineRecv. */
+  /** Partials each expert rank announced to this rank at combineRecv (home weights: the (token, slot) rows it sent). */
   readonly combineReceived: PeerTraffic | null;
   /**
    * [R] milliseconds dispatchRecv waited for each source's signals (from the call's start to the
@@ -54,7 +57,7 @@ export interface StepStats {
  * Bytes one row moves, as `PeerTraffic.bytes` counts them (docs/protocol.md).
  * - dispatch: one route record: the payload (hidden * dispatch dtype bytes), its fp32 block scales
  *   (fp8: hidden / 128 of them) and its W = 2 + 4 * min(topK, localExperts) i32 words: H * b + 4 * S + 4 * W;
- * - combine: one bf16 partial, 2 * H.
+ * - combine: one bf16 row, 2 * H: a partial, or with `combineWeights` `home` one slot's output.
  */
 export function rowBytes(config: EpConfig, phase: "dispatch" | "combine"): number {
   if (phase === "combine") return 2 * config.hidden;

@@ -1,8 +1,9 @@
 import type { ScaleFormat } from "../codec/scaleFormat.js";
+import type { CombineWeights } from "../combineWeights.js";
 import type { EpConfig, LayoutKind } from "../config.js";
 import type { Dtype } from "../dtype.js";
 import type { Layout } from "../layout/layout.js";
-import type { DispatchResult, RankInput } from "../tensors.js";
+import type { DispatchInput, DispatchResult } from "../tensors.js";
 import type { StepStats } from "./stats.js";
 
 /** What a backend supports. The conformance suite skips (with the reason) what is not declared. */
@@ -27,6 +28,11 @@ export interface Capabilities {
    * `["pow2"]` only. A config with a format not listed is refused with `UnsupportedError`.
    */
   scaleFormats?: readonly ScaleFormat[];
+  /**
+   * Combine-weights modes (`EpConfig.combineWeights`) the backend runs; left out means
+   * `["expert"]` only. A config with a mode not listed is refused with `UnsupportedError`.
+   */
+  combineWeights?: readonly CombineWeights[];
 }
 
 export interface SessionOptions {
@@ -48,14 +54,21 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export interface Session {
   readonly config: Readonly<EpConfig>;
   readonly layout: Layout;
-  /** Sends this rank's tokens; never waits for other ranks. */
-  dispatchSend(rank: number, input: RankInput): Promise<void>;
+  /**
+   * Sends this rank's tokens; never waits for other ranks. `input.topkWeights` is required with
+   * `combineWeights` `expert` and refused (`InputError`) with `home`.
+   */
+  dispatchSend(rank: number, input: DispatchInput): Promise<void>;
   /** Waits for every source's rows and returns what this rank's experts received. */
   dispatchRecv(rank: number): Promise<DispatchResult>;
   /** Sends expert outputs back: bf16 bits [rows, hidden] aligned with the dispatch result's rows. */
   combineSend(rank: number, expertOut: Uint16Array): Promise<void>;
-  /** Waits for every expert rank's rows and returns y [T, hidden] bf16 bits for this rank's tokens. */
-  combineRecv(rank: number): Promise<Uint16Array>;
+  /**
+   * Waits for every expert rank's rows and returns y [T, hidden] bf16 bits for this rank's tokens.
+   * `topkWeights` fp32 [T, topK] (this rank's tokens' router weights) is required with
+   * `combineWeights` `home`, where the home applies them, and refused (`InputError`) with `expert`.
+   */
+  combineRecv(rank: number, topkWeights?: Float32Array): Promise<Uint16Array>;
   /**
    * Optional: this rank's counters for its latest step (rows and bytes per peer of each completed
    * call, time waited per peer where the backend waits), so a slow or missing rank can be found.

@@ -1,3 +1,4 @@
+import { combineWeightsOf } from "../combineWeights.js";
 import { type EpConfig, localExperts, scalesPerRow } from "../config.js";
 import { placeRegions, REGION_NAMES, type Region, type RegionName, type RegionSpec } from "./region.js";
 
@@ -13,6 +14,10 @@ export const META_WORDS = 4;
  * H hidden, K topK, S = H/128 scales per row (0 without fp8), J = min(K, L) the most slots one
  * token has on one rank, W = 2 + 4 * J words of a route record, N = R * M * J + L * (A - 1)
  * delivered rows at most (contiguous, A = expertAlignment).
+ *
+ * `combineX` depends on `combineWeights`: `expert` holds one weighted partial per (expert rank,
+ * token), [R, M, H]; `home` one unweighted expert output row per (token, slot), [M, K, H] (the
+ * expert rank hosting slot k of token t writes row t * K + k).
  */
 export interface Layout {
   readonly config: Readonly<EpConfig>;
@@ -81,6 +86,7 @@ export function computeLayout(config: Readonly<EpConfig>): Layout {
       doc: "signal from source rank after its rows and route records (count = records)",
     },
   ];
+  const home = combineWeightsOf(config) === "home";
   const combine: RegionSpec[] = [
     {
       name: "combineSignal",
@@ -88,16 +94,27 @@ export function computeLayout(config: Readonly<EpConfig>): Layout {
       shape: [R],
       axes: ["expertRank"],
       symmetric: true,
-      doc: "signal from each expert rank after its partials for this rank (count = partials)",
+      doc: home
+        ? "signal from each expert rank after its rows for this rank (count = tokens whose rows it wrote)"
+        : "signal from each expert rank after its partials for this rank (count = partials)",
     },
-    {
-      name: "combineX",
-      dtype: "bf16",
-      shape: [R, M, H],
-      axes: ["expertRank", "token", "hidden"],
-      symmetric: true,
-      doc: "partial of expert rank r for this rank's (DP group's) token t: its slots' weighted sum, bf16",
-    },
+    home
+      ? {
+          name: "combineX",
+          dtype: "bf16",
+          shape: [M, K, H],
+          axes: ["token", "slot", "hidden"],
+          symmetric: true,
+          doc: "expert output of slot k of this rank's (DP group's) token t, unweighted, bf16; written by the rank hosting the slot's expert",
+        }
+      : {
+          name: "combineX",
+          dtype: "bf16",
+          shape: [R, M, H],
+          axes: ["expertRank", "token", "hidden"],
+          symmetric: true,
+          doc: "partial of expert rank r for this rank's (DP group's) token t: its slots' weighted sum, bf16",
+        },
   ];
   const outShape = masked ? [L, R * M] : [N];
   const outAxes = masked ? ["localExpert", "row"] : ["row"];

@@ -1,4 +1,5 @@
 import { bf16ToNumber, numberToBf16 } from "../codec/bf16.js";
+import { combineWeightsOf } from "../combineWeights.js";
 import type { EpConfig } from "../config.js";
 import { blockPlacement } from "../placement.js";
 import { ownerOf } from "../rows.js";
@@ -89,8 +90,30 @@ export function combineToken(
 }
 
 /**
+ * The combine rule for one token with `combineWeights` `home`: the home weights every used slot's
+ * unweighted expert output itself, in ascending slot order, with one fp32 accumulator from +0:
+ * acc = fp32(acc + fp32(w_k * o_k[h])) for each k with topkIdx[k] >= 0; y[h] = bf16(acc), rounded
+ * once (`partialOf` over all the token's used slots). Unused (-1) slots are skipped, whatever
+ * their weight. No partial is rounded to bf16 on the way, and the ranks hosting the slots play no
+ * part in the order. Like the expert rule, y is -0 only when acc is negative and at most 2^-134.
+ */
+export function combineTokenAtHome(
+  hidden: number,
+  topkIdx: ArrayLike<number>,
+  weights: ArrayLike<number>,
+  outputs: (slot: number) => ArrayLike<number>,
+): Uint16Array {
+  const terms: PartialTerm[] = [];
+  for (let k = 0; k < topkIdx.length; k++) if (topkIdx[k] >= 0) terms.push({ w: weights[k], o: outputs(k) });
+  return partialOf(hidden, terms);
+}
+
+/**
  * Combine over all ranks: y[rank] is [T, hidden] bf16 bits. Every rank of a DP group gets the
  * whole group's result. Expert outputs come from `outputOf`, keyed by the row's provenance.
+ * With `combineWeights` `expert` each rank's `topkWeights` are the weights it dispatched
+ * (`combineToken`); with `home` they are the weights the rank passes to `combineRecv`
+ * (`combineTokenAtHome`), each rank of a DP group applying its own.
  */
 export function referenceCombine(
   config: EpConfig,
@@ -100,6 +123,7 @@ export function referenceCombine(
   const K = config.topK;
   const H = config.hidden;
   const placement = blockPlacement(config);
+  const home = combineWeightsOf(config) === "home";
   return inputs.map((input, rank) => {
     const T = tokensOf(config, input);
     const y = new Uint16Array(T * H);
@@ -107,8 +131,9 @@ export function referenceCombine(
       const src = ownerOf(config, rank, t);
       const idx = input.topkIdx.subarray(t * K, (t + 1) * K);
       const w = input.topkWeights.subarray(t * K, (t + 1) * K);
+      const out = (k: number) => outputOf(idx[k], src, t, k);
       y.set(
-        combineToken(H, idx, w, placement.rankOf, (k) => outputOf(idx[k], src, t, k)),
+        home ? combineTokenAtHome(H, idx, w, out) : combineToken(H, idx, w, placement.rankOf, out),
         t * H,
       );
     }

@@ -22,7 +22,7 @@ export type ReferenceDispatch = ReferenceRow[][][];
 /** The payload a rank sends, in the dispatch dtype: passthrough, or quantised to fp8 with core's codec in the config's scale format. */
 export function dispatchPayload(
   config: EpConfig,
-  input: RankInput,
+  input: Pick<RankInput, "x" | "scales">,
 ): { x: Uint16Array | Uint8Array; scales: Float32Array | null } {
   if (config.dispatchDtype === "bf16") return { x: input.x, scales: null };
   if (config.inputDtype === "fp8-e4m3") return { x: input.x, scales: input.scales ?? null };

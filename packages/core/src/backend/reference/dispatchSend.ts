@@ -2,14 +2,14 @@ import { scalesPerRow } from "../../config.js";
 import { alignUp } from "../../layout/region.js";
 import { dispatchPayload } from "../../reference/dispatch.js";
 import { decodeSignal, encodeSignal } from "../../signal.js";
-import type { RankInput } from "../../tensors.js";
+import type { DispatchInput } from "../../tensors.js";
 import type { StepContext } from "./context.js";
 import { planRoutes, type RoutePlan, writeRecord } from "./routes.js";
 
 /** A contiguous sender between announcing its counts and writing its rows. */
 export interface PendingSend {
   src: number;
-  input: RankInput;
+  input: DispatchInput;
   plan: RoutePlan;
 }
 
@@ -25,7 +25,7 @@ export interface PendingSend {
 export function dispatchSend(
   ctx: StepContext,
   src: number,
-  input: RankInput,
+  input: DispatchInput,
 ): { plan: RoutePlan; sent: Int32Array } {
   const { config, heaps, epoch } = ctx;
   const R = config.ranks;

@@ -14,6 +14,7 @@ const capabilities: Capabilities = Object.freeze({
   deterministicRowOrder: true,
   stats: true,
   scaleFormats: Object.freeze(["pow2", "amax", "ue8m0"] as const),
+  combineWeights: Object.freeze(["expert", "home"] as const),
 } as const);
 
 /** The protocol simulated in TypeScript over ArrayBuffer heaps. Always available. */

@@ -2,7 +2,7 @@ import type { EpConfig } from "../../config.js";
 import { ProtocolError } from "../../errors.js";
 import { blockPlacement } from "../../placement.js";
 import { ownerOf } from "../../rows.js";
-import { type RankInput, tokensOf } from "../../tensors.js";
+import { type DispatchInput, tokensOf } from "../../tensors.js";
 
 /** One slot of a token on a destination rank: a route record entry. */
 export interface RouteEntry {
@@ -28,9 +28,10 @@ export interface RoutePlan {
 
 /**
  * The route records of source `src`: for each token it owns (ascending) and each destination
- * rank its used slots name, one record listing those slots in slot order. Input validated.
+ * rank its used slots name, one record listing those slots in slot order (weight +0 where the
+ * input has no weights: combineWeights "home"). Input validated.
  */
-export function planRoutes(config: EpConfig, src: number, input: RankInput): RoutePlan {
+export function planRoutes(config: EpConfig, src: number, input: DispatchInput): RoutePlan {
   const placement = blockPlacement(config);
   const K = config.topK;
   const records: RouteRecord[][] = Array.from({ length: config.ranks }, () => []);
@@ -46,7 +47,8 @@ export function planRoutes(config: EpConfig, src: number, input: RankInput): Rou
         localExpert: placement.localIndexOf(e),
         slot: k,
         index: counts[e]++,
-        weight: input.topkWeights[t * K + k],
+        // With combineWeights "home" dispatch carries no weights: the word is +0.
+        weight: input.topkWeights?.[t * K + k] ?? 0,
       };
       const dst = placement.rankOf(e);
       const list = byRank.get(dst);

@@ -1,10 +1,16 @@
 import { type EpConfig, validateConfig } from "../../config.js";
 import { DestroyedError } from "../../errors.js";
 import { checkHostMemory, DEFAULT_HOST_MEMORY_LIMIT } from "../../hostMemory.js";
-import { takeRankInput } from "../../inputCopy.js";
+import { takeCombineWeights, takeRankInput } from "../../inputCopy.js";
 import { computeLayout, type Layout } from "../../layout/layout.js";
 import { epochOfStep } from "../../signal.js";
-import { type DispatchResult, type RankInput, validateExpertOut, validateRank } from "../../tensors.js";
+import {
+  type DispatchInput,
+  type DispatchResult,
+  tokensOf,
+  validateExpertOut,
+  validateRank,
+} from "../../tensors.js";
 import { PhaseTracker } from "../phases.js";
 import { StatsRecorder, type StepStats } from "../stats.js";
 import type { Session } from "../types.js";
@@ -24,7 +30,7 @@ export class ReferenceSession implements Session {
   readonly layout: Layout;
   private readonly heaps: RankHeap[];
   private readonly phases: PhaseTracker;
-  private readonly inputs: (RankInput | null)[];
+  private readonly inputs: (DispatchInput | null)[];
   private readonly recorder: StatsRecorder;
   /** Contiguous senders whose counts went out and whose rows wait for every rank's counts. */
   private pending: PendingSend[] = [];
@@ -59,7 +65,7 @@ export class ReferenceSession implements Session {
     this.phases.check(rank, call);
   }
 
-  async dispatchSend(rank: number, input: RankInput): Promise<void> {
+  async dispatchSend(rank: number, input: DispatchInput): Promise<void> {
     if (this.destroyed) throw new DestroyedError("reference session");
     const kept = takeRankInput(this.config, rank, input).input;
     this.phases.check(rank, "dispatchSend");
@@ -105,9 +111,11 @@ export class ReferenceSession implements Session {
     this.phases.advance(rank, "combineSend");
   }
 
-  async combineRecv(rank: number): Promise<Uint16Array> {
+  async combineRecv(rank: number, topkWeights?: Float32Array): Promise<Uint16Array> {
     this.enter(rank, "combineRecv");
-    const { y, received } = combineRecv(this.ctx(rank), rank, this.inputs[rank]!);
+    const input = this.inputs[rank]!;
+    const weights = takeCombineWeights(this.config, rank, tokensOf(this.config, input), topkWeights);
+    const { y, received } = combineRecv(this.ctx(rank), rank, input, weights);
     this.recorder.record(rank, this.phases.step(rank), "combineRecv", received);
     this.phases.advance(rank, "combineRecv");
     return y;
