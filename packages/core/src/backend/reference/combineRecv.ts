@@ -40,6 +40,7 @@ export function combineRecv(
       max: M,
     });
   }
+  const home = combineWeightsOf(config) === "home";
   const placement = blockPlacement(config);
   const routed = Array.from({ length: T }, (_, t) =>
     slotsByRank(input.topkIdx.subarray(t * K, (t + 1) * K), placement.rankOf),
@@ -57,14 +58,14 @@ export function combineRecv(
         rank,
         STAGE,
         "combineSignal",
-        `expert rank ${peer} announced ${announced[peer]} tokens, ${expected[peer]} of this rank's tokens route to it`,
+        `expert rank ${peer} announced ${announced[peer]} ${home ? "tokens" : "partials"}, ${expected[peer]} of this rank's tokens route to it`,
         peer,
       );
     }
   }
   const combineX = heaps[rank].elems("combineX") as Uint16Array;
   const y = new Uint16Array(T * H);
-  if (combineWeightsOf(config) === "home") {
+  if (home) {
     for (let t = 0; t < T; t++) {
       const idx = input.topkIdx.subarray(t * K, (t + 1) * K);
       const w = weights!.subarray(t * K, (t + 1) * K);
