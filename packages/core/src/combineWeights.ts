@@ -37,7 +37,7 @@ export function checkCombineWeights(config: EpConfig): void {
     throw new ConfigError(
       "combineWeights",
       config.combineWeights,
-      `"home" needs the masked layout, and layout is ${config.layout}: weights at home send one row per (token, expert) back instead of one per (token, rank), the trade the low-latency (masked) API makes for decode batches; with the contiguous layout's large batches it would multiply combine traffic, so pass the weights to dispatch there (leave combineWeights out, or set it to "expert")`,
+      `"home" needs the masked layout, and layout is ${config.layout}: a row per (token, expert) back suits decode batches only; pass the weights to dispatch (leave combineWeights out, or set it to "expert")`,
     );
   }
 }

@@ -87,10 +87,11 @@ const BEFORE = {
     "RECV_SCALES",
     "RECV_META",
   ],
-  // params.cuh's kParamNames
+  // params.cuh's kParamNames, and the two scalars added after them (scaleFormat, combineAtHome)
   params:
     "ranks,localExperts,maxTokensPerRank,hidden,topK,scalesPerRow,dispatchElemBytes,dpSize," +
     "expertAlignment,rowsPerSource,rows,layoutContiguous,quantize,inputFp8,slotsPerRank,routeWords,experts," +
+    "scaleFormat,combineAtHome," +
     "dispatchSignal.offset,dispatchSignal.bytes,dispatchX.offset,dispatchX.bytes," +
     "dispatchScales.offset,dispatchScales.bytes,dispatchRoutes.offset,dispatchRoutes.bytes," +
     "countSignal.offset,countSignal.bytes,combineSignal.offset,combineSignal.bytes," +

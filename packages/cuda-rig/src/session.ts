@@ -2,14 +2,16 @@ import {
   computeLayout,
   DEFAULT_TIMEOUT_MS,
   DestroyedError,
+  type DispatchInput,
   type DispatchResult,
   type EpConfig,
   type Layout,
   PhaseTracker,
-  type RankInput,
   type Session,
   type StepStats,
+  takeCombineWeights,
   takeRankInput,
+  tokensOf,
   validateExpertOut,
   validateRank,
 } from "@switchyard/core";
@@ -114,10 +116,14 @@ export class CudaSession implements Session {
     }
   }
 
-  async dispatchSend(rank: number, input: RankInput): Promise<void> {
+  /** Tokens each rank dispatched in its latest step (combineRecv's weights are checked against them). */
+  private readonly tokens = new Map<number, number>();
+
+  async dispatchSend(rank: number, input: DispatchInput): Promise<void> {
     this.enter(rank);
     // Checked and copied when the call is made; the copy is what the worker gets.
     const kept = takeRankInput(this.config, rank, input).input;
+    this.tokens.set(rank, tokensOf(this.config, kept));
     return this.queue.run(rank, async () => {
       this.enter(rank);
       this.phases.check(rank, "dispatchSend");
@@ -151,12 +157,14 @@ export class CudaSession implements Session {
     });
   }
 
-  async combineRecv(rank: number): Promise<Uint16Array> {
+  async combineRecv(rank: number, topkWeights?: Float32Array): Promise<Uint16Array> {
     this.enter(rank);
+    // Weights at home: checked and copied now (none in the default mode, where dispatch carried them).
+    const weights = takeCombineWeights(this.config, rank, this.tokens.get(rank) ?? 0, topkWeights);
     return this.queue.run(rank, async () => {
       this.enter(rank);
       this.phases.check(rank, "combineRecv");
-      const r = await this.forward<WithStats<Uint16Array>>(rank, "combineRecv");
+      const r = await this.forward<WithStats<Uint16Array>>(rank, "combineRecv", weights ? { weights } : {});
       this.recorder.combineRecv(rank, r.stats);
       this.phases.advance(rank, "combineRecv");
       return r.value;

@@ -11,7 +11,7 @@
 #define SWITCHYARD_CONTRACT_H_
 
 /* Values of the parameter block (core's PARAM_NAMES.length). */
-#define SY_PARAM_COUNT 37
+#define SY_PARAM_COUNT 39
 
 /* What every function of the C ABI returns (sy_status_name gives the enumerator's name). */
 typedef enum sy_status {
@@ -39,6 +39,19 @@ typedef enum sy_layout_kind {
   SY_LAYOUT_MASKED = 0,
   SY_LAYOUT_CONTIGUOUS = 1
 } sy_layout_kind;
+
+/* fp8 block-scale formats (core's ScaleFormat): pow2 and ue8m0 store 2^s in fp32, amax stores amax / 448. */
+typedef enum sy_scale_format {
+  SY_SCALE_POW2 = 0,
+  SY_SCALE_AMAX = 1,
+  SY_SCALE_UE8M0 = 2
+} sy_scale_format;
+
+/* Where combine applies the router weights (core's CombineWeights): at the expert rank, or at home. */
+typedef enum sy_combine_weights {
+  SY_COMBINE_WEIGHTS_EXPERT = 0,
+  SY_COMBINE_WEIGHTS_HOME = 1
+} sy_combine_weights;
 
 /* Element types of regions (core's RegionDtype). */
 typedef enum sy_region_dtype {
@@ -138,7 +151,9 @@ typedef enum sy_record_fault {
   X(13, INPUT_FP8, "inputFp8") \
   X(14, SLOTS_PER_RANK, "slotsPerRank") \
   X(15, ROUTE_WORDS, "routeWords") \
-  X(16, EXPERTS, "experts")
+  X(16, EXPERTS, "experts") \
+  X(17, SCALE_FORMAT, "scaleFormat") \
+  X(18, COMBINE_AT_HOME, "combineAtHome")
 
 /* X(value, ID, name) for every region element type. */
 #define SY_CONTRACT_REGION_DTYPES(X) \
@@ -177,10 +192,10 @@ typedef enum sy_record_fault {
 #define SY_CONTRACT_PARAM_NAMES \
   "ranks,localExperts,maxTokensPerRank,hidden,topK,scalesPerRow,dispatchElemBytes,dpSize," \
   "expertAlignment,rowsPerSource,rows,layoutContiguous,quantize,inputFp8,slotsPerRank," \
-  "routeWords,experts,dispatchSignal.offset,dispatchSignal.bytes,dispatchX.offset," \
-  "dispatchX.bytes,dispatchScales.offset,dispatchScales.bytes,dispatchRoutes.offset," \
-  "dispatchRoutes.bytes,countSignal.offset,countSignal.bytes,combineSignal.offset," \
-  "combineSignal.bytes,combineX.offset,combineX.bytes,recvX.offset,recvX.bytes," \
-  "recvScales.offset,recvScales.bytes,recvMeta.offset,recvMeta.bytes"
+  "routeWords,experts,scaleFormat,combineAtHome,dispatchSignal.offset,dispatchSignal.bytes," \
+  "dispatchX.offset,dispatchX.bytes,dispatchScales.offset,dispatchScales.bytes," \
+  "dispatchRoutes.offset,dispatchRoutes.bytes,countSignal.offset,countSignal.bytes," \
+  "combineSignal.offset,combineSignal.bytes,combineX.offset,combineX.bytes,recvX.offset," \
+  "recvX.bytes,recvScales.offset,recvScales.bytes,recvMeta.offset,recvMeta.bytes"
 
 #endif /* SWITCHYARD_CONTRACT_H_ */

@@ -45,6 +45,8 @@ typedef struct sy_config {
   int32_t input_dtype;        /* sy_dtype of x handed to dispatch (default bf16) */
   int32_t dispatch_dtype;     /* sy_dtype delivered to the experts (default bf16) */
   int32_t layout;             /* sy_layout_kind (default masked) */
+  int32_t scale_format;       /* sy_scale_format of fp8-e4m3 dispatch (default pow2); fp8 dispatch only */
+  int32_t combine_weights;    /* sy_combine_weights (default expert); home needs the masked layout */
 } sy_config;
 
 /* One region of a rank's buffers (core's Region). Unused regions have bytes 0, offset 0, shape [0]. */

@@ -1,5 +1,6 @@
 import {
   alignUp,
+  combineWeightsOf,
   computeLayout,
   DEFAULT_TIMEOUT_MS,
   DestroyedError,
@@ -42,15 +43,15 @@ export interface DispatchSendArgs {
   scales?: DeviceAddress;
   /** [T, topK] int32. */
   topkIdx: DeviceAddress;
-  /** [T, topK] fp32: the router weights, carried to the expert ranks in the route records. */
-  topkWeights: DeviceAddress;
+  /** [T, topK] fp32: the router weights, carried to the expert ranks in the route records; none (left out) with weights at home. */
+  topkWeights?: DeviceAddress;
   numTokens: number;
 }
 
 export interface CombineRecvArgs {
   /** [T, topK] int32, as passed to dispatchSend. */
   topkIdx: DeviceAddress;
-  /** Not read (protocol version 2 sums the weights on the expert ranks); accepted for compatibility. */
+  /** [T, topK] fp32: with weights at home (`combineWeights` `home`) the weights of this rank's sums, required; otherwise not read (the weights went with dispatch). */
   topkWeights?: DeviceAddress;
   numTokens: number;
   /** [T, hidden] bf16 output. */
@@ -246,7 +247,15 @@ export class RankEndpoint {
     }
     const scales = this.sized(args.scales, "scales", T * S * 4, need && S > 0);
     const idx = this.sized(args.topkIdx, "topkIdx", T * c.topK * 4, need);
-    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need);
+    const home = combineWeightsOf(c) === "home";
+    if (home && args.topkWeights !== undefined) {
+      throw new InputError(
+        this.rank,
+        "topkWeights",
+        'given to dispatchSend, but combineWeights is "home": pass the weights to combineRecv and leave them out here',
+      );
+    }
+    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need && !home);
     this.call(() => this.native.dispatchSend(x, scales, idx, w, T, stream));
   }
 
@@ -316,7 +325,8 @@ export class RankEndpoint {
     this.tokens(T, "combineRecv");
     const need = T > 0;
     const idx = this.sized(args.topkIdx, "topkIdx", T * c.topK * 4, need);
-    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, false);
+    // Weights at home: required, the weights of this rank's sums; otherwise not read.
+    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need && combineWeightsOf(c) === "home");
     const y = this.sized(args.y, "y", T * c.hidden * 2, need);
     this.call(() => this.native.combineRecv(idx, w, T, y, stream));
   }

@@ -1,11 +1,11 @@
 import { type EpConfig, type ScaleFormat, scaleFormatOf, UnsupportedError } from "@switchyard/core";
 
 /**
- * The fp8 scale formats the kernels compute: pow2 only (power-of-two fp32 scales, core's
- * codec/blockScale.ts). The amax and ue8m0 formats are specified in core but the kernels do not
- * compute them yet, so capabilities declare pow2 alone and every entry point refuses the others.
+ * The fp8 scale formats the kernels compute (payload.cuh's quantize16): pow2 and ue8m0 (the same
+ * power-of-two fp32 scale, core's codec/blockScale.ts; ue8m0 names the format a caller packs its
+ * exponent bytes from) and amax (amax / 448 in fp32, core's codec/amaxScale.ts).
  */
-export const CUDA_SCALE_FORMATS: readonly ScaleFormat[] = Object.freeze(["pow2"] as const);
+export const CUDA_SCALE_FORMATS: readonly ScaleFormat[] = Object.freeze(["pow2", "amax", "ue8m0"] as const);
 
 /**
  * Throws UnsupportedError naming the config's scaleFormat unless the kernels compute it. Called
@@ -16,7 +16,7 @@ export function checkScaleFormat(config: Pick<EpConfig, "scaleFormat">): void {
   if (!CUDA_SCALE_FORMATS.includes(format)) {
     throw new UnsupportedError(
       "cuda",
-      `scaleFormat "${format}" (EpConfig.scaleFormat): its kernels compute fp8 block scales in the pow2 format only; leave scaleFormat out or set it to "pow2", or use the reference backend for ${format}`,
+      `scaleFormat "${format}" (EpConfig.scaleFormat): its kernels compute ${CUDA_SCALE_FORMATS.join(", ")}; use one of them, or the reference backend for ${format}`,
     );
   }
 }

@@ -4,7 +4,13 @@ import { DEVICE_ERROR_CODES, RECORD_FAULT_CODES, STAGE_CODES } from "./deviceErr
 import { type ContractCode, constantName } from "./entry.js";
 import { generatedNotice, requireDense } from "./generated.js";
 import { STATUS_CODES } from "./statuses.js";
-import { DTYPE_CODES, LAYOUT_KIND_CODES, REGION_DTYPE_CODES } from "./values.js";
+import {
+  COMBINE_WEIGHTS_CODES,
+  DTYPE_CODES,
+  LAYOUT_KIND_CODES,
+  REGION_DTYPE_CODES,
+  SCALE_FORMAT_CODES,
+} from "./values.js";
 
 /** Where the C header is written, relative to the repository root. */
 export const CONTRACT_HEADER_PATH = "packages/cuda/include/switchyard_contract.h";
@@ -76,6 +82,16 @@ export function renderContractHeader(): string {
       "sy_layout_kind",
       "Layouts (core's LayoutKind): masked (low latency) and contiguous (high throughput).",
       Object.entries(LAYOUT_KIND_CODES).map(([k, v]) => [`SY_LAYOUT_${constantName(k)}`, v]),
+    ),
+    ...cEnum(
+      "sy_scale_format",
+      "fp8 block-scale formats (core's ScaleFormat): pow2 and ue8m0 store 2^s in fp32, amax stores amax / 448.",
+      Object.entries(SCALE_FORMAT_CODES).map(([k, v]) => [`SY_SCALE_${constantName(k)}`, v]),
+    ),
+    ...cEnum(
+      "sy_combine_weights",
+      "Where combine applies the router weights (core's CombineWeights): at the expert rank, or at home.",
+      Object.entries(COMBINE_WEIGHTS_CODES).map(([k, v]) => [`SY_COMBINE_WEIGHTS_${constantName(k)}`, v]),
     ),
     ...cEnum(
       "sy_region_dtype",

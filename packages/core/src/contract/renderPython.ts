@@ -4,7 +4,13 @@ import { DEVICE_ERROR_CODES, NO_PEER, RECORD_FAULT_CODES, STAGE_CODES } from "./
 import { type ContractCode, constantName } from "./entry.js";
 import { generatedNotice, requireDense } from "./generated.js";
 import { STATUS_CODES } from "./statuses.js";
-import { DTYPE_CODES, LAYOUT_KIND_CODES, REGION_DTYPE_CODES } from "./values.js";
+import {
+  COMBINE_WEIGHTS_CODES,
+  DTYPE_CODES,
+  LAYOUT_KIND_CODES,
+  REGION_DTYPE_CODES,
+  SCALE_FORMAT_CODES,
+} from "./values.js";
 
 /** Where the Python module is written, relative to the repository root. */
 export const CONTRACT_PYTHON_PATH = "packages/cuda/python/switchyard_cuda/_contract.py";
@@ -50,6 +56,8 @@ export function renderContractPython(): string {
     tuple("PARAM_NAMES", "The parameter block's names in order (sy_layout_param_name).", PARAM_NAMES),
     dict("DTYPES", "sy_dtype: element types on the wire.", Object.entries(DTYPE_CODES)),
     dict("LAYOUTS", "sy_layout_kind: layouts.", Object.entries(LAYOUT_KIND_CODES)),
+    dict("SCALE_FORMATS", "sy_scale_format: fp8 block-scale formats.", Object.entries(SCALE_FORMAT_CODES)),
+    dict("COMBINE_WEIGHTS", "sy_combine_weights: where combine applies the router weights.", Object.entries(COMBINE_WEIGHTS_CODES)),
     tuple(
       "REGION_DTYPES",
       "sy_region_dtype: element types of regions, by value.",

@@ -1,4 +1,7 @@
+import { scaleFormatOf } from "../codec/scaleFormat.js";
+import { combineWeightsOf } from "../combineWeights.js";
 import { localExperts, scalesPerRow } from "../config.js";
+import { SCALE_FORMAT_CODES } from "../contract/values.js";
 import { dtypeBytes } from "../dtype.js";
 import type { Layout } from "./layout.js";
 import { REGION_NAMES } from "./region.js";
@@ -27,6 +30,8 @@ export const SCALAR_PARAMS = [
   "slotsPerRank",
   "routeWords",
   "experts",
+  "scaleFormat",
+  "combineAtHome",
 ] as const;
 
 export const PARAM_NAMES: readonly string[] = [
@@ -59,6 +64,8 @@ export function layoutParams(layout: Layout): number[] {
     slotsPerRank: layout.slotsPerRank,
     routeWords: layout.routeWords,
     experts: c.experts,
+    scaleFormat: SCALE_FORMAT_CODES[scaleFormatOf(c)],
+    combineAtHome: combineWeightsOf(c) === "home" ? 1 : 0,
   };
   return [
     ...SCALAR_PARAMS.map((n) => scalars[n]),

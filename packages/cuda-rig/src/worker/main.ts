@@ -7,7 +7,7 @@
  * Errors travel back serialised with their class; nothing here exits except on `exit` or when the
  * launcher goes away.
  */
-import type { EpConfig, RankInput } from "@switchyard/core";
+import type { DispatchInput, EpConfig } from "@switchyard/core";
 import { CudaRuntime, type NativeRuntimeOptions, type OutputMode, requireNative } from "@switchyard/cuda";
 import { runRankBaseline } from "../bench/rankBaseline.js";
 import { type RankPointOptions, runRankPoint } from "../bench/rankPoint.js";
@@ -71,7 +71,7 @@ const ops: Record<string, (a: Args) => unknown> = {
   dispatchSend: async (a) => {
     const s = session(a.session as number);
     await hooks.fire("dispatchSend");
-    s.dispatchSend(a.input as RankInput);
+    s.dispatchSend(a.input as DispatchInput);
   },
   dispatchRecv: (a) => session(a.session as number).dispatchRecv(() => hooks.fire("dispatchRecv")),
   combineSend: async (a) => {
@@ -79,7 +79,8 @@ const ops: Record<string, (a: Args) => unknown> = {
     await hooks.fire("combineSend");
     s.combineSend(a.expertOut as Uint16Array);
   },
-  combineRecv: (a) => session(a.session as number).combineRecv(() => hooks.fire("combineRecv")),
+  combineRecv: (a) =>
+    session(a.session as number).combineRecv(() => hooks.fire("combineRecv"), a.weights as Float32Array | undefined),
   hook: (a) => hooks.arm(a as unknown as FaultPlan),
   soakSetup: (a) => {
     soaks.set(a.id as number, new SoakRank(needRuntime(), a as unknown as SoakSetup));

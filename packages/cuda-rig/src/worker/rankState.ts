@@ -2,7 +2,7 @@ import {
   type DispatchResult,
   dtypeBytes,
   type EpConfig,
-  type RankInput,
+  type DispatchInput,
   scalesPerRow,
   tokensOf,
 } from "@switchyard/core";
@@ -69,19 +69,20 @@ export class RankState {
     this.y = DeviceTensor.alloc(M * H * 2, addon);
   }
 
-  dispatchSend(input: RankInput): void {
+  dispatchSend(input: DispatchInput): void {
     const T = tokensOf(this.config, input);
     this.x.upload(input.x);
     if (this.scales && input.scales) this.scales.upload(input.scales);
     this.idx.upload(input.topkIdx);
-    this.weights.upload(input.topkWeights);
+    // Weights at home: none here (combineRecv takes them), and the endpoint is given none.
+    if (input.topkWeights) this.weights.upload(input.topkWeights);
     this.tokens = T;
     this.endpoint.dispatchSend(
       {
         x: this.x,
         scales: this.scales ?? undefined,
         topkIdx: this.idx,
-        topkWeights: this.weights,
+        topkWeights: input.topkWeights ? this.weights : undefined,
         numTokens: T,
       },
       this.stream.handle,
@@ -143,10 +144,11 @@ export class RankState {
     ep.combineSend(this.expertOut, this.stream.handle);
   }
 
-  async combineRecv(midway?: Midway): Promise<WithStats<Uint16Array>> {
+  async combineRecv(midway?: Midway, weights?: Float32Array): Promise<WithStats<Uint16Array>> {
     const T = this.tokens;
+    if (weights) this.weights.upload(weights);  // weights at home: this rank's, for the sum here
     this.endpoint.combineRecv(
-      { topkIdx: this.idx, topkWeights: this.weights, numTokens: T, y: this.y },
+      { topkIdx: this.idx, topkWeights: weights ? this.weights : undefined, numTokens: T, y: this.y },
       this.stream.handle,
     );
     await midway?.();

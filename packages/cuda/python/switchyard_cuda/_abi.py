@@ -41,6 +41,8 @@ class SyConfig(ctypes.Structure):
         ("input_dtype", c_i32),
         ("dispatch_dtype", c_i32),
         ("layout", c_i32),
+        ("scale_format", c_i32),
+        ("combine_weights", c_i32),
     ]
 
 

@@ -38,6 +38,8 @@ SCALAR_PARAMS = (
     "slotsPerRank",
     "routeWords",
     "experts",
+    "scaleFormat",
+    "combineAtHome",
 )
 
 # The parameter block's names in order (sy_layout_param_name).
@@ -59,6 +61,8 @@ PARAM_NAMES = (
     "slotsPerRank",
     "routeWords",
     "experts",
+    "scaleFormat",
+    "combineAtHome",
     "dispatchSignal.offset",
     "dispatchSignal.bytes",
     "dispatchX.offset",
@@ -91,6 +95,19 @@ DTYPES = {
 LAYOUTS = {
     "masked": 0,
     "contiguous": 1,
+}
+
+# sy_scale_format: fp8 block-scale formats.
+SCALE_FORMATS = {
+    "pow2": 0,
+    "amax": 1,
+    "ue8m0": 2,
+}
+
+# sy_combine_weights: where combine applies the router weights.
+COMBINE_WEIGHTS = {
+    "expert": 0,
+    "home": 1,
 }
 
 # sy_region_dtype: element types of regions, by value.

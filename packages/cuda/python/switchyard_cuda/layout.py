@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from . import _abi
-from ._contract import DTYPES, LAYOUTS, REGION_DTYPES  # sy_dtype, sy_layout_kind, sy_region_dtype
+from ._contract import COMBINE_WEIGHTS, DTYPES, LAYOUTS, REGION_DTYPES, SCALE_FORMATS  # the C ABI's codes
 from .errors import ConfigError
 
 # Python name -> core's field name (messages and ConfigError.field use core's)
@@ -37,6 +37,12 @@ class Config:
     dispatch_dtype: str = "bf16"
     layout: str = "masked"
     expert_alignment: int = 1
+    #: fp8-e4m3 dispatch's block scales: "pow2" (2^s in fp32), "amax" (amax / 448 in fp32) or "ue8m0"
+    #: (the same 2^s as pow2; DeepEP's packing of its exponent bytes is the caller's view)
+    scale_format: str = "pow2"
+    #: where combine applies the router weights: "expert" (the weights go with dispatch) or "home"
+    #: (combine_recv takes them; masked layout only)
+    combine_weights: str = "expert"
 
     @property
     def local_experts(self) -> int:
@@ -52,6 +58,8 @@ class Config:
             ("input_dtype", "inputDtype", DTYPES),
             ("dispatch_dtype", "dispatchDtype", DTYPES),
             ("layout", "layout", LAYOUTS),
+            ("scale_format", "scaleFormat", SCALE_FORMATS),
+            ("combine_weights", "combineWeights", COMBINE_WEIGHTS),
         ):
             if getattr(self, name) not in table:
                 raise ConfigError(core, f'EpConfig.{core} = "{getattr(self, name)}": must be one of {", ".join(table)}')
@@ -62,6 +70,8 @@ class Config:
         c.input_dtype = DTYPES[self.input_dtype]
         c.dispatch_dtype = DTYPES[self.dispatch_dtype]
         c.layout = LAYOUTS[self.layout]
+        c.scale_format = SCALE_FORMATS[self.scale_format]
+        c.combine_weights = COMBINE_WEIGHTS[self.combine_weights]
         return c
 
 

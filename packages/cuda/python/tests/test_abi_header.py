@@ -105,7 +105,12 @@ def test_enums_and_their_python_tables(probe):
         values.pop("NONE", None)
         assert values == {k: getattr(_contract, f"{table}_{k}") for k in values}, enum
         assert len(values) == len({"STAGE": errors.STAGES, "CODE": errors.CODES, "FAULT": _contract.RECORD_FAULTS}[table])
+    scales = {k.lower(): v for k, v in _suffixes(probe, "sy_scale_format", "SY_SCALE_").items()}
+    assert scales == layout.SCALE_FORMATS
+    weights = {k.lower(): v for k, v in _suffixes(probe, "sy_combine_weights", "SY_COMBINE_WEIGHTS_").items()}
+    assert weights == layout.COMBINE_WEIGHTS
     checked = {"sy_status", "sy_transport", "sy_dtype", "sy_layout_kind", "sy_region_dtype", "sy_region_index"}
+    checked |= {"sy_scale_format", "sy_combine_weights"}
     checked |= {"sy_stage", "sy_error_code", "sy_record_fault"}
     assert set(_cheader.enums()) == checked, "a new enum in the headers: give it a Python table and check it here"
 

@@ -1,10 +1,18 @@
-import type { Dtype, EpConfig, LayoutKind } from "@switchyard/core";
+import {
+  COMBINE_WEIGHTS_CODES,
+  type CombineWeights,
+  type Dtype,
+  type EpConfig,
+  type LayoutKind,
+  SCALE_FORMAT_CODES,
+  type ScaleFormat,
+} from "@switchyard/core";
 import fc from "fast-check";
 
 const DTYPE_CODES: Record<Dtype, number> = { bf16: 0, "fp8-e4m3": 1 };
 const LAYOUT_CODES: Record<LayoutKind, number> = { masked: 0, contiguous: 1 };
 
-/** One config as a line of sy_layout_cli's input (its ten integers, in its order). */
+/** One config as a line of sy_layout_cli's input (its twelve integers, in its order). */
 export function configLine(c: EpConfig): string {
   return [
     c.ranks,
@@ -17,6 +25,8 @@ export function configLine(c: EpConfig): string {
     DTYPE_CODES[c.inputDtype],
     DTYPE_CODES[c.dispatchDtype],
     LAYOUT_CODES[c.layout],
+    SCALE_FORMAT_CODES[c.scaleFormat ?? "pow2"],
+    COMBINE_WEIGHTS_CODES[c.combineWeights ?? "expert"],
   ].join(" ");
 }
 
@@ -40,6 +50,8 @@ export const validConfig: fc.Arbitrary<EpConfig> = fc
     expertAlignment: fc.oneof(fc.constantFrom(1, 16, 64, 128), sized(256, 1 << 16)),
     dtypes: fc.constantFrom<[Dtype, Dtype]>(["bf16", "bf16"], ["bf16", "fp8-e4m3"], ["fp8-e4m3", "fp8-e4m3"]),
     layout: fc.constantFrom<LayoutKind>("masked", "contiguous"),
+    scaleFormat: fc.constantFrom<ScaleFormat | undefined>(undefined, "pow2", "amax", "ue8m0"),
+    combineWeights: fc.constantFrom<CombineWeights | undefined>(undefined, "expert", "home"),
   })
   .map((r) => {
     const ranks = r.ranks;
@@ -61,6 +73,8 @@ export const validConfig: fc.Arbitrary<EpConfig> = fc
       dispatchDtype: r.dtypes[1],
       layout: r.layout,
       expertAlignment: r.expertAlignment,
+      ...(fp8 && r.scaleFormat !== undefined ? { scaleFormat: r.scaleFormat } : {}),
+      ...(r.layout === "masked" && r.combineWeights !== undefined ? { combineWeights: r.combineWeights } : {}),
     } satisfies EpConfig;
   });
 
@@ -76,17 +90,19 @@ const INT_FIELDS = [
 
 /**
  * Configs that break a rule: one integer field set to anything in [-4, 2^22 + 4] (zero, negative,
- * past its maximum, not a divisor, not a multiple), or fp8 input with bf16 dispatch. Some turn out
- * valid; the test compares whatever core says.
+ * past its maximum, not a divisor, not a multiple), fp8 input with bf16 dispatch, a scale format
+ * with bf16 dispatch, or weights at home with the contiguous layout. Some turn out valid; the test
+ * compares whatever core says.
  */
 export const brokenConfig: fc.Arbitrary<EpConfig> = fc
   .tuple(
     validConfig,
-    fc.constantFrom(...INT_FIELDS, "dtypes" as const),
+    fc.constantFrom(...INT_FIELDS, "dtypes" as const, "scaleFormat" as const, "combineWeights" as const),
     fc.oneof(fc.integer({ min: -4, max: 4 }), fc.integer({ min: -4, max: (1 << 22) + 4 })),
   )
-  .map(([c, field, value]) =>
-    field === "dtypes"
-      ? { ...c, inputDtype: "fp8-e4m3" as const, dispatchDtype: "bf16" as const }
-      : { ...c, [field]: value },
-  );
+  .map(([c, field, value]): EpConfig => {
+    if (field === "dtypes") return { ...c, inputDtype: "fp8-e4m3", dispatchDtype: "bf16" };
+    if (field === "scaleFormat") return { ...c, inputDtype: "bf16", dispatchDtype: "bf16", scaleFormat: "amax" };
+    if (field === "combineWeights") return { ...c, layout: "contiguous", combineWeights: "home" };
+    return { ...c, [field]: value };
+  });

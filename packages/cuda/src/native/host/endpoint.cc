@@ -174,10 +174,13 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
     const uint64_t xBytes = rows * p.hidden() * (p.inputFp8() ? 1 : 2);
     requireDevicePtr(ep, x, xBytes, p.quantize() ? 16 : 1, call, "x", deep);
     requireDevicePtr(ep, topkIdx, rows * p.topK() * 4, 4, call, "topk_idx", deep);
-    requireDevicePtr(ep, topkWeights, rows * p.topK() * 4, 4, call, "topk_weights", deep);
+    if (!p.combineAtHome()) requireDevicePtr(ep, topkWeights, rows * p.topK() * 4, 4, call, "topk_weights", deep);
     if (p.inputFp8()) requireDevicePtr(ep, scales, rows * (p.hidden() / 128) * 4, 4, call, "scales (fp8 input)", deep);
   }
   SY_REQUIRE(p.inputFp8() || scales == nullptr, call << ": scales given but the input dtype is bf16");
+  SY_REQUIRE(!p.combineAtHome() || topkWeights == nullptr,
+             call << ": topk_weights given, but the config's combine_weights is home: the weights go to "
+                     "sy_combine_recv; pass NULL here");
   clearStaleError(call);
   if (p.contiguous()) {
     SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, topkWeights, T, ep->budget, stream));
@@ -281,12 +284,17 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
     const bool deep = deepChecks(ep, capturing);
     const uint64_t slots = static_cast<uint64_t>(T) * p.topK();
     requireDevicePtr(ep, topkIdx, slots * 4, 4, call, "topk_idx", deep);
-    // topk_weights: not read (the weights travelled in the route records); NULL is fine.
+    // topk_weights: with weights at home the weights of the sum (required); else not read (they
+    // travelled in the route records), NULL is fine.
+    SY_REQUIRE(!p.combineAtHome() || topkWeights != nullptr,
+               call << ": topk_weights is NULL, but the config's combine_weights is home: pass this rank's router "
+                       "weights [num_tokens, top_k] fp32 here");
     if (topkWeights != nullptr) requireDevicePtr(ep, topkWeights, slots * 4, 4, call, "topk_weights", deep);
     requireDevicePtr(ep, y, static_cast<uint64_t>(T) * p.hidden() * 2, 2, call, "y", deep);
   }
   clearStaleError(call);
-  SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, T, y, p.contiguous() ? ep->budget : 0, stream));
+  SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, p.combineAtHome() ? topkWeights : nullptr, T, y,
+                                  p.contiguous() ? ep->budget : 0, stream));
   leavePhase(ep, kCombineRecv);
 }
 

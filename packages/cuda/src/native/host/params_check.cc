@@ -30,6 +30,8 @@ sy_config configOf(const uint64_t* v) {
   c.input_dtype = v[P_INPUT_FP8] != 0 ? SY_DTYPE_FP8_E4M3 : SY_DTYPE_BF16;
   c.dispatch_dtype = v[P_DISPATCH_ELEM_BYTES] == 1 ? SY_DTYPE_FP8_E4M3 : SY_DTYPE_BF16;
   c.layout = v[P_LAYOUT_CONTIGUOUS] != 0 ? SY_LAYOUT_CONTIGUOUS : SY_LAYOUT_MASKED;
+  c.scale_format = static_cast<int32_t>(v[P_SCALE_FORMAT]);
+  c.combine_weights = v[P_COMBINE_AT_HOME] != 0 ? SY_COMBINE_WEIGHTS_HOME : SY_COMBINE_WEIGHTS_EXPERT;
   return c;
 }
 
@@ -43,7 +45,9 @@ uint64_t validateParamBlock(const uint64_t* params, size_t count, const char* ca
     SY_REQUIRE(params[i] >= 1 && params[i] <= kMaxScalar, call << ": parameter " << sy_layout_param_name(i) << " is "
                                                                << params[i] << ", outside [1, 2^31]");
   }
-  for (int i : {P_LAYOUT_CONTIGUOUS, P_QUANTIZE, P_INPUT_FP8}) {
+  SY_REQUIRE(params[P_SCALE_FORMAT] <= SY_SCALE_UE8M0,
+             call << ": parameter scaleFormat is " << params[P_SCALE_FORMAT] << ", not a sy_scale_format");
+  for (int i : {P_LAYOUT_CONTIGUOUS, P_QUANTIZE, P_INPUT_FP8, P_COMBINE_AT_HOME}) {
     SY_REQUIRE(params[i] <= 1, call << ": parameter " << sy_layout_param_name(i) << " is " << params[i] << ", not 0 or 1");
   }
   SY_REQUIRE(params[P_DISPATCH_ELEM_BYTES] == 1 || params[P_DISPATCH_ELEM_BYTES] == 2,

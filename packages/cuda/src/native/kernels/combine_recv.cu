@@ -34,8 +34,47 @@ constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 constexpr int kOutPerPiece = 512;
 
-__global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx, int T, uint16_t* y,
-                                                              bool namedBlock) {
+/// Weights at home (core's combineTokenAtHome): y[t] = bf16(sum over the slots k ascending with an
+/// expert of w[t][k] * combineX[t][k]), fp32 accumulation from 0 with __fmul_rn / __fadd_rn, one
+/// rounding; chunks [c0, c1) of 512 outputs. Lane k holds slot k's expert id `ex` (an id outside
+/// [0, E) is none: combine recv's check reports it). Up to 8 used slots and 16-byte rows: pipelined
+/// (pipelinedSums), else element by element.
+__device__ inline void homeSum(const uint16_t* rows, const float* weights, int ex, int t, int K, int H, int c0, int c1,
+                               int lane, bool vec, uint16_t* yRow) {
+  const uint32_t used = __ballot_sync(kFullMask, lane < K && ex >= 0);
+  const int n = __popc(used);
+  const uint64_t base = static_cast<uint64_t>(t) * K;
+  if (vec && n <= 8) {
+    float w8[8];
+    int slots[8];
+    uint32_t m = used;
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      slots[u] = m != 0 ? __ffs(m) - 1 : 0;
+      w8[u] = m != 0 ? weights[base + slots[u]] : 0.0f;
+      m &= m - 1;
+    }
+    const auto src = [&](int u) { return rows + (base + slots[u]) * H; };
+    pipelinedSums<true>(n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, w8, src,
+                        [&](int h0, uint4 out) { *reinterpret_cast<uint4*>(yRow + h0) = out; });
+    return;
+  }
+  const int end = min(H, c1 * kOutPerPiece);
+  for (int h0 = c0 * kOutPerPiece + lane; h0 < end; h0 += kWarp) {
+    float acc = 0.0f;
+    for (uint32_t m = used; m != 0; m &= m - 1) {
+      const int k = __ffs(m) - 1;
+      acc = __fadd_rn(acc, __fmul_rn(weights[base + k], bf16ToFloat(rows[(base + k) * H + h0])));
+    }
+    yRow[h0] = floatToBf16(acc);
+  }
+}
+
+/// kHome: weights at home (homeWeights [T, topK]), a kernel of its own so that the partials' path
+/// keeps its registers.
+template <bool kHome>
+__global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx, const float* homeWeights,
+                                                              int T, uint16_t* y, bool namedBlock) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), M = p.maxTokens();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -112,6 +151,10 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
     if (__ballot_sync(kFullMask, !ok) != 0) break;  // the error word has it
     __syncwarp();
     const uint64_t at = static_cast<uint64_t>(t) * H;
+    if constexpr (kHome) {  // weights at home: sum w * row over the token's slots in ascending order
+      homeSum(partials, homeWeights, ex < p.experts() ? ex : -1, t, K, H, c0, c1, lane, vec, y + at);
+      continue;
+    }
     if (vec && n <= 8) {  // pipelined over 256-output stages
       const float ones[8] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
       int ranks[8];
@@ -152,14 +195,15 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
 
 }  // namespace
 
-cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, void* y, int budget,
-                              cudaStream_t stream) {
+cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, const float* homeWeights, int numTokens,
+                              void* y, int budget, cudaStream_t stream) {
   const uint64_t items = static_cast<uint64_t>(numTokens) * ((ctx.p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
   // + the checks' blocks: one within an SM budget (contiguous), two without (masked: latency)
   const bool namedBlock = budget <= 0;
   const int blocks = stageBlocks(ctx, items * kWarps / (kWarps - 1), budget > 1 ? budget - 1 : budget) + 1 +
                      (namedBlock ? 1 : 0);
-  combineRecvKernel<<<blocks, kThreads, 0, stream>>>(ctx, topkIdx, numTokens, static_cast<uint16_t*>(y), namedBlock);
+  auto kernel = homeWeights != nullptr ? combineRecvKernel<true> : combineRecvKernel<false>;
+  kernel<<<blocks, kThreads, 0, stream>>>(ctx, topkIdx, homeWeights, numTokens, static_cast<uint16_t*>(y), namedBlock);
   return cudaGetLastError();
 }
 

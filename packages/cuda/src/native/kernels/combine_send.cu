@@ -26,9 +26,37 @@ namespace sy {
 namespace {
 
 constexpr int kThreads = kStageThreads;
-constexpr int kWarps = kThreads / kWarp;
 constexpr int kOutPerPiece = 512;  // outputs of one work item: two 8-wide vectors a lane
 constexpr int kPairShared = 2048;  // pairStart entries (L * R = experts) held in shared memory
+
+/// Weights at home: the record's entries (lane i: entry i's output row and its token slot) copied
+/// unweighted, chunks [c0, c1) of 512 outputs, to combineX[t][slot] on every rank of the source's
+/// DP group (16-byte vectors when rows allow, else 2-byte elements).
+__device__ inline void homeRows(const SyCtx& c, const uint16_t* expertOut, uint64_t row, int slot, int n, int t,
+                                      int group, int c0, int c1, int lane) {
+  const SyParams& p = c.p;
+  const int H = p.hidden(), K = p.topK(), dp = p.dpSize();
+  const int h1 = min(H, c1 * kOutPerPiece);
+  const bool vec = (H % 8) == 0 && (reinterpret_cast<uint64_t>(expertOut) & 15) == 0;
+  for (int i = 0; i < n; ++i) {
+    const uint16_t* src = expertOut + __shfl_sync(kFullMask, row, i) * H;
+    const uint64_t dst = (static_cast<uint64_t>(t) * K + __shfl_sync(kFullMask, slot, i)) * H;
+    if (vec) {
+      for (int h0 = c0 * kOutPerPiece + lane * 8; h0 < h1; h0 += 256) {
+        const uint4 v = *reinterpret_cast<const uint4*>(src + h0);
+        for (int h = group; h < group + dp; ++h) {
+          *reinterpret_cast<uint4*>(reinterpret_cast<uint16_t*>(c.peers[h] + p.offset(R_COMBINE_X)) + dst + h0) = v;
+        }
+      }
+    } else {
+      for (int h0 = c0 * kOutPerPiece + lane; h0 < h1; h0 += 32) {
+        const uint16_t v = src[h0];
+        for (int h = group; h < group + dp; ++h) reinterpret_cast<uint16_t*>(c.peers[h] + p.offset(R_COMBINE_X))[dst + h0] = v;
+      }
+    }
+  }
+}
+constexpr int kWarps = kThreads / kWarp;
 
 __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uint16_t* expertOut) {
   const SyParams& p = c.p;
@@ -65,8 +93,9 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     // in flight while this record is summed (its decode is a dependent global load otherwise).
     struct Rec {
       int t, n, s, c0, c1, ee, idx;
-      float w;
+      float w;  ///< the entry's weight; with weights at home (records carry none) its slot's bits
     };
+    const bool home = p.combineAtHome();
     const auto fetch = [&](uint64_t it) {
       Rec r{0, 0, 0, 0, 0, 0, 0, 0.0f};
       if (it >= items) return r;
@@ -92,7 +121,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
         const int32_t* e = rec + 2 + 4 * lane;
         r.ee = e[0];
         r.idx = e[2];
-        r.w = __int_as_float(e[3]);
+        r.w = __int_as_float(home ? e[1] : e[3]);
       }
       return r;
     };
@@ -107,6 +136,10 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
       const uint64_t row = lane < n ? static_cast<uint64_t>((pairShared ? sPair[ee * R + s] : c.t.pairStart[ee * R + s]) + idx) : 0;
       if (lane >= n) w = 0.0f;
       const int group = s / dp * dp;
+      if (home) {  // each entry's row, unweighted, to its (token, slot) row on every home of the group
+        homeRows(c, expertOut, row, __float_as_int(w), n, t, group, c0, c1, lane);
+        continue;
+      }
       const uint64_t dstRow = (static_cast<uint64_t>(c.rank) * M + t) * H;
       if (vec && n <= 8) {  // the common case (J <= 8): pipelined over 256-output stages
         float w8[8];

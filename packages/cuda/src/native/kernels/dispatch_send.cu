@@ -5,7 +5,8 @@
 ///  x              Shape: [T, hidden]          input dtype (bf16, or fp8 with scales)
 ///  scales         Shape: [T, hidden / 128]    fp32, fp8 input only
 ///  topkIdx        Shape: [T, K]               int32 global expert ids, -1 = unused slot
-///  topkWeights    Shape: [T, K]               fp32 router weights (carried in the records)
+///  topkWeights    Shape: [T, K]               fp32 router weights (carried in the records); null with
+///                                             weights at home (the records carry +0)
 ///  dispatchX      Shape: [R(src), M, hidden]  on d: record j's payload at [rank][j] (dispatch dtype)
 ///  dispatchScales Shape: [R(src), M, hidden/128] fp32 (fp8 dispatch)
 ///  dispatchRoutes Shape: [R(src), M, W]       i32 route records (records.cuh)
@@ -62,7 +63,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
     prefetchPiece(p, x, t, warp % spans * pieces / spans, lane);
     if (lane < K) {
       preEx = topkIdx[static_cast<uint64_t>(t) * K + lane];
-      preW = topkWeights[static_cast<uint64_t>(t) * K + lane];
+      preW = topkWeights != nullptr ? topkWeights[static_cast<uint64_t>(t) * K + lane] : 0.0f;
     }
   }
   const bool oneStage = t1 - t0 <= kPlanStage;
@@ -93,7 +94,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
       const uint64_t at = static_cast<uint64_t>(t) * K + lane;
       const bool slot = lane < K;
       const int ex = early ? preEx : slot ? topkIdx[at] : -1;
-      const float w = early ? preW : slot ? topkWeights[at] : 0.0f;
+      const float w = early ? preW : slot && topkWeights != nullptr ? topkWeights[at] : 0.0f;  // none: weights at home
       const int* se = sEntries + (t - t0) * K + lane;  // oneStage: this block's plan entries
       const int jv = !slot ? 0 : oneStage ? se[kPlanStage * K] : c.plan.recordIndex[at];  // at each rank's first slot
       const int index = !slot ? 0 : oneStage ? se[0] : c.plan.entryIndex[at];

@@ -34,10 +34,10 @@ cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, int budget, cudaStrea
 /// recvX; one bf16 partial per route record to every rank of the source's DP group.
 cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int budget, cudaStream_t stream);
 
-/// Combine receive (combine_recv.cu, both layouts): topkIdx [T, topK]; y [T, hidden] bf16 out.
-/// Advances the step counter at its end.
-cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, int numTokens, void* y, int budget,
-                              cudaStream_t stream);
+/// Combine receive (combine_recv.cu, both layouts): topkIdx [T, topK]; homeWeights [T, topK] fp32 with
+/// weights at home (else null); y [T, hidden] bf16 out. Advances the step counter at its end.
+cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, const float* homeWeights, int numTokens,
+                              void* y, int budget, cudaStream_t stream);
 
 /// Blocks of a stage kernel one SM holds at once (the masked grids are sized to one wave).
 cudaError_t stageOccupancy(int* blocksPerSm);

@@ -62,6 +62,10 @@ struct SyParams {
   __host__ __device__ bool contiguous() const { return v[P_LAYOUT_CONTIGUOUS] != 0; }
   __host__ __device__ bool quantize() const { return v[P_QUANTIZE] != 0; }
   __host__ __device__ bool inputFp8() const { return v[P_INPUT_FP8] != 0; }
+  /// fp8 block scales as amax / 448 (sy_scale_format amax); pow2 and ue8m0 store the same 2^s.
+  __host__ __device__ bool amaxScales() const { return v[P_SCALE_FORMAT] == SY_SCALE_AMAX; }
+  /// Router weights applied at home (combineX holds a row per (token, slot)).
+  __host__ __device__ bool combineAtHome() const { return v[P_COMBINE_AT_HOME] != 0; }
   /// Output rows (recvX rows): masked L * R * M, contiguous N.
   __host__ __device__ uint64_t rows() const { return v[P_ROWS]; }
   __host__ __device__ uint64_t offset(int region) const { return v[P_SCALAR_COUNT + 2 * region]; }

@@ -45,7 +45,13 @@ __device__ inline int blockScaleExponent(uint32_t amax) {
 /// e4m3's smallest subnormal), then the hardware's round-to-nearest-even with saturation to +-448
 /// (infinities too), as core's codec. Non-finite values are skipped by amax; a NaN keeps its sign
 /// (0x7f | sign), as core's quantizeRows. Packed 16-bit max / compare do two values an instruction.
-__device__ inline uint4 quantize16(uint4 a, uint4 b, float& scale) {
+///
+/// `amaxScales` (the amax format, core's quantizeBlockAmax): a = max(amax, fl32(1e-4)) as fp32, the
+/// stored scale fl32(a * fl32(1 / 448)), and each value fl32(x * fl32(448 / a)) (one correctly
+/// rounded division a block) converted the same way.
+constexpr uint32_t kAmaxFloorBits = 0x38d1b717u;  // fl32(1e-4)
+constexpr uint32_t kFp8MaxInvBits = 0x3b124925u;  // fl32(1 / 448)
+__device__ inline uint4 quantize16(uint4 a, uint4 b, float& scale, bool amaxScales) {
   const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
   uint32_t m = 0, special = 0;
 #pragma unroll
@@ -66,18 +72,25 @@ __device__ inline uint4 quantize16(uint4 a, uint4 b, float& scale) {
   amax = max(amax, __shfl_xor_sync(kFullMask, amax, 1));
   amax = max(amax, __shfl_xor_sync(kFullMask, amax, 2));
   amax = max(amax, __shfl_xor_sync(kFullMask, amax, 4));
-  const int s = blockScaleExponent(amax);
-  scale = pow2f(s);
-  const float inv = pow2f(-s);
+  float inv;
+  if (amaxScales) {
+    const float am = fmaxf(bf16ToFloat(static_cast<uint16_t>(amax)), __uint_as_float(kAmaxFloorBits));
+    scale = __fmul_rn(am, __uint_as_float(kFp8MaxInvBits));
+    inv = __fdiv_rn(448.0f, am);
+  } else {
+    const int s = blockScaleExponent(amax);
+    scale = pow2f(s);
+    inv = pow2f(-s);
+  }
   uint32_t out[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const uint32_t u0 = w[2 * i], u1 = w[2 * i + 1];
     const __nv_fp8x2_storage_t q0 = __nv_cvt_float2_to_fp8x2(
-        make_float2(__uint_as_float(u0 << 16) * inv, __uint_as_float(u0 & 0xffff0000u) * inv), __NV_SATFINITE,
+        make_float2(__fmul_rn(__uint_as_float(u0 << 16), inv), __fmul_rn(__uint_as_float(u0 & 0xffff0000u), inv)), __NV_SATFINITE,
         __NV_E4M3);
     const __nv_fp8x2_storage_t q1 = __nv_cvt_float2_to_fp8x2(
-        make_float2(__uint_as_float(u1 << 16) * inv, __uint_as_float(u1 & 0xffff0000u) * inv), __NV_SATFINITE,
+        make_float2(__fmul_rn(__uint_as_float(u1 << 16), inv), __fmul_rn(__uint_as_float(u1 & 0xffff0000u), inv)), __NV_SATFINITE,
         __NV_E4M3);
     out[i] = static_cast<uint32_t>(q0) | static_cast<uint32_t>(q1) << 16;
   }
@@ -159,8 +172,9 @@ __device__ inline void storePiece(const SyParams& p, const uint8_t* x, const flo
   if (p.quantize()) {
     uint4 q[kPieceVecs];
     float scale[kPieceVecs];
+    const bool amaxScales = p.amaxScales();
 #pragma unroll
-    for (int i = 0; i < kPieceVecs; ++i) q[i] = quantize16(r.a[i], r.b[i], scale[i]);
+    for (int i = 0; i < kPieceVecs; ++i) q[i] = quantize16(r.a[i], r.b[i], scale[i], amaxScales);
     each([&](uint8_t* rowX, float* rowS) {
 #pragma unroll
       for (int i = 0; i < kPieceVecs; ++i) {

@@ -90,9 +90,11 @@ static void place_all(placer* p, const sy_config* c, uint64_t S, uint64_t W, uin
     place(p, SY_REGION_DISPATCH_ROUTES, SY_REGION_I32, 1, 3, shape, 3, axes);
   }
   {
-    const uint64_t sig[1] = {R}, x[3] = {R, M, H};
+    /* combineX: a partial per (expert rank, token), or with weights at home a row per (token, slot). */
+    const int home = c->combine_weights == SY_COMBINE_WEIGHTS_HOME;
+    const uint64_t sig[1] = {R}, x[3] = {home ? M : R, home ? (uint64_t)c->top_k : M, H};
     const char* siga[1] = {"expertRank"};
-    const char* xa[3] = {"expertRank", "token", "hidden"};
+    const char* xa[3] = {home ? "token" : "expertRank", home ? "slot" : "token", "hidden"};
     place(p, SY_REGION_COMBINE_SIGNAL, SY_REGION_U32, 1, 1, sig, N_OF(siga), siga);
     place(p, SY_REGION_COMBINE_X, SY_REGION_BF16, 1, 3, x, N_OF(xa), xa);
   }
@@ -131,7 +133,8 @@ static void fill_params(sy_layout* out, const sy_config* c) {
       c->dispatch_dtype == SY_DTYPE_FP8_E4M3 ? 1u : 2u, (uint64_t)c->dp_size, (uint64_t)c->expert_alignment,
       out->rows_per_source, out->rows, c->layout == SY_LAYOUT_CONTIGUOUS,
       c->input_dtype == SY_DTYPE_BF16 && c->dispatch_dtype == SY_DTYPE_FP8_E4M3, c->input_dtype == SY_DTYPE_FP8_E4M3,
-      out->slots_per_rank, out->route_words, (uint64_t)c->experts};
+      out->slots_per_rank, out->route_words, (uint64_t)c->experts, (uint64_t)c->scale_format,
+      c->combine_weights == SY_COMBINE_WEIGHTS_HOME};
   size_t n = 0;
   for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; ++i) out->params[n++] = scalars[i];
   for (int i = 0; i < SY_REGION_COUNT; ++i) {

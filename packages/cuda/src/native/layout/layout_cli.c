@@ -2,7 +2,9 @@
  *
  * stdin, one config per line, ten integers:
  *   ranks dpSize experts topK hidden maxTokensPerRank expertAlignment inputDtype dispatchDtype layout
- * (dtypes: 0 bf16, 1 fp8-e4m3; layout: 0 masked, 1 contiguous). stdout, one JSON object per line:
+ *   scaleFormat combineWeights
+ * (dtypes: 0 bf16, 1 fp8-e4m3; layout: 0 masked, 1 contiguous; scaleFormat: 0 pow2, 1 amax, 2 ue8m0;
+ * combineWeights: 0 expert, 1 home). stdout, one JSON object per line:
  *   {"status":0,"rows":..,"rowsPerSource":..,"slotsPerRank":..,"routeWords":..,"symmetricBytes":..,
  *    "localBytes":..,"bytesPerRank":..,"params":[..],"paramNames":[..],"regions":[{..}],"describe":".."}
  * or {"status":1,"field":"experts","error":"EpConfig.experts = ..."}. Exit status 0 unless a line
@@ -65,10 +67,10 @@ int main(void) {
   long n = 0;
   while (fgets(line, sizeof line, stdin) != NULL) {
     ++n;
-    long long v[10];
-    if (sscanf(line, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-               &v[6], &v[7], &v[8], &v[9]) != 10) {
-      fprintf(stderr, "sy_layout_cli: line %ld is not ten integers: %s", n, line);
+    long long v[12];
+    if (sscanf(line, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) != 12) {
+      fprintf(stderr, "sy_layout_cli: line %ld is not twelve integers: %s", n, line);
       return 2;
     }
     sy_config c;
@@ -76,6 +78,7 @@ int main(void) {
     c.ranks = v[0], c.dp_size = v[1], c.experts = v[2], c.top_k = v[3], c.hidden = v[4];
     c.max_tokens_per_rank = v[5], c.expert_alignment = v[6];
     c.input_dtype = (int32_t)v[7], c.dispatch_dtype = (int32_t)v[8], c.layout = (int32_t)v[9];
+    c.scale_format = (int32_t)v[10], c.combine_weights = (int32_t)v[11];
     static sy_layout l;
     l.struct_size = sizeof l;
     if (sy_layout_compute(&c, &l) == SY_OK) {

@@ -86,5 +86,32 @@ int sy_layout_validate_(const sy_config* c, sy_layout* out) {
   if (c->layout != SY_LAYOUT_MASKED && c->layout != SY_LAYOUT_CONTIGUOUS) {
     return sy_layout_refuse_(out, "layout", "EpConfig.layout = %d: must be one of masked, contiguous", (int)c->layout);
   }
+  /* Core checks scaleFormat with the dtypes and combineWeights after the layout; a C config always
+   * carries both fields, their defaults (0) standing for "left out". */
+  if (c->scale_format != SY_SCALE_POW2) {
+    if (c->scale_format != SY_SCALE_AMAX && c->scale_format != SY_SCALE_UE8M0) {
+      return sy_layout_refuse_(out, "scaleFormat",
+                               "EpConfig.scaleFormat = %d: must be one of pow2, amax, ue8m0 (or left out for pow2)",
+                               (int)c->scale_format);
+    }
+    if (c->dispatch_dtype != SY_DTYPE_FP8_E4M3) {
+      return sy_layout_refuse_(out, "scaleFormat",
+                               "EpConfig.scaleFormat = \"%s\": applies only to fp8-e4m3 dispatch, and dispatchDtype is "
+                               "%s: leave scaleFormat out, or set dispatchDtype to fp8-e4m3",
+                               c->scale_format == SY_SCALE_AMAX ? "amax" : "ue8m0", sy_dtype_name_(c->dispatch_dtype));
+    }
+  }
+  if (c->combine_weights != SY_COMBINE_WEIGHTS_EXPERT) {
+    if (c->combine_weights != SY_COMBINE_WEIGHTS_HOME) {
+      return sy_layout_refuse_(out, "combineWeights", "EpConfig.combineWeights = %d: must be one of expert, home",
+                               (int)c->combine_weights);
+    }
+    if (c->layout != SY_LAYOUT_MASKED) {
+      return sy_layout_refuse_(out, "combineWeights",
+                               "EpConfig.combineWeights = \"home\": \"home\" needs the masked layout, and layout is "
+                               "contiguous: a row per (token, expert) back suits decode batches only; pass the weights "
+                               "to dispatch (leave combineWeights out, or set it to \"expert\")");
+    }
+  }
   return SY_OK;
 }
