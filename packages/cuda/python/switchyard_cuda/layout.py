@@ -11,6 +11,9 @@ from . import _abi
 from ._contract import DTYPES, LAYOUTS, REGION_DTYPES  # sy_dtype, sy_layout_kind, sy_region_dtype
 from .errors import ConfigError
 
+SCALE_FORMATS = ("pow2", "amax", "ue8m0")  # core's SCALE_FORMATS
+COMBINE_WEIGHTS = ("expert", "home")  # core's combineWeights modes
+
 # Python name -> core's field name (messages and ConfigError.field use core's)
 FIELDS = {
     "ranks": "ranks",
@@ -37,6 +40,11 @@ class Config:
     dispatch_dtype: str = "bf16"
     layout: str = "masked"
     expert_alignment: int = 1
+    # fp8 dispatch's block-scale format (core's scaleFormat) and where combine applies the router
+    # weights (core's combineWeights). Plain fields for now: to_c refuses a value other than the
+    # default until the library's sy_config carries them.
+    scale_format: str = "pow2"
+    combine_weights: str = "expert"
 
     @property
     def local_experts(self) -> int:
@@ -55,6 +63,7 @@ class Config:
         ):
             if getattr(self, name) not in table:
                 raise ConfigError(core, f'EpConfig.{core} = "{getattr(self, name)}": must be one of {", ".join(table)}')
+        self._check_pending_fields()
         c = _abi.SyConfig()
         c.struct_size = ctypes.sizeof(c)
         for name in FIELDS:
@@ -63,6 +72,23 @@ class Config:
         c.dispatch_dtype = DTYPES[self.dispatch_dtype]
         c.layout = LAYOUTS[self.layout]
         return c
+
+    def _check_pending_fields(self) -> None:
+        """ConfigError for an unknown scale_format / combine_weights, or a value other than the
+        default while this package's sy_config mirror has no field to carry it."""
+        for name, core, allowed, default in (
+            ("scale_format", "scaleFormat", SCALE_FORMATS, "pow2"),
+            ("combine_weights", "combineWeights", COMBINE_WEIGHTS, "expert"),
+        ):
+            v = getattr(self, name)
+            if v not in allowed:
+                raise ConfigError(core, f'EpConfig.{core} = {v!r}: must be one of {", ".join(allowed)}')
+            if v != default and name not in dict(_abi.SyConfig._fields_):
+                raise ConfigError(
+                    core,
+                    f'EpConfig.{core} = "{v}": the library does not support it yet (its sy_config has no '
+                    f'{name} field); leave {name} at "{default}", or install a library that carries it',
+                )
 
 
 class Region(NamedTuple):
