@@ -11,6 +11,8 @@
 #                                                       package, and what Python adds to a step over C)
 #   bash packages/cuda/scripts/device-run.sh pip-install pack  (the Python package as pip builds and installs
 #                                                       it, then the MoE example on GPUs 0 and 1: needs no build step)
+#   bash packages/cuda/scripts/device-run.sh build deepep-test pack  (DeepEP's own low-latency test, unmodified,
+#                                                       on switchyard_cuda.deep_ep: GPUs 0 and 1; needs .gpu/peers/)
 # or any list of the steps below. One GPU is enough for every step: 2 ranks share it by time slices
 # (SWITCHYARD_CUDA_RANKS_PER_GPU=2, no MPS), 4 ranks run under an MPS daemon (mps-on starts it,
 # mps-off stops it; a step that fails leaves it running until mps-off or the end of the script).
@@ -186,6 +188,15 @@ for s in "${steps[@]}"; do
     env-start2 | env-start4) # the Node environment-driven start: N processes as a launcher starts them, one checked step each, both layouts
       n=${s: -1}
       step "$s" 120 bash -c "bash packages/cuda/examples/node/launch-local.sh $n masked && bash packages/cuda/examples/node/launch-local.sh $n contiguous" ;;
+    deepep-test) # DeepEP's own tests/test_low_latency.py, unmodified, from its sources in .gpu/peers/deepep.tar
+      # (../shared/peers/pack.sh), with `import deep_ep` resolving to switchyard_cuda.deep_ep through the shim
+      # and the build step's library; it spawns its 2 processes itself (GPUs 0 and 1), which inherit this environment
+      step deepep-test 240 env CUDA_VISIBLE_DEVICES=0,1 \
+        SWITCHYARD_CUDA_LIB="$root/packages/cuda/build/libswitchyard_cuda.so" \
+        PYTHONPATH="$root/packages/cuda/python/deep_ep_shim:$root/packages/cuda/python" \
+        bash -c 'd=$(mktemp -d) && tar xf .gpu/peers/deepep.tar -C "$d" && cd "$d/deepep/tests" &&
+          python3 -c "import deep_ep; print(\"deep_ep resolves to\", deep_ep.__name__, deep_ep.__file__)" &&
+          python3 test_low_latency.py --num-processes 2' ;;
     host-overhead) # the same step from C and from Python (eager and graph replay), alternating; the report in the log
       step host-overhead 240 bash packages/cuda/bench/host-overhead/run.sh "$OUT" ;;
     kernel-times) # each stage kernel's own duration (Nsight Compute), eager and graph; the report in the log

@@ -132,9 +132,10 @@ class Endpoint:
     # -- the four phases ------------------------------------------------------------------------
     # Each checks its tensors, then one ctypes call enqueues the phase on `stream` (default: torch's
     # current stream on the endpoint's device). Nothing is imported or allocated on this path.
-    def dispatch_send(self, x, topk_idx, topk_weights, scales=None, stream=None) -> None:
+    def dispatch_send(self, x, topk_idx, topk_weights=None, scales=None, stream=None) -> None:
         """Sends this rank's tokens: x [T, hidden], topk_idx [T, topK] int32, topk_weights [T, topK]
-        fp32 (carried to the expert ranks, which sum each token's slots there: protocol version 2)."""
+        fp32 (carried to the expert ranks, which sum each token's slots there: protocol version 2),
+        or None with combine_weights "home" (the weights come with combine_recv then)."""
         c, T = self.config, int(x.shape[0])
         if T > c.max_tokens_per_rank:
             raise InvalidArgumentError(1, "dispatch_send", f"{T} tokens > maxTokensPerRank {c.max_tokens_per_rank}",
@@ -142,13 +143,32 @@ class Endpoint:
         t = self._types
         xp = self._ptr(x, "dispatch_send: x", t.input, (T, c.hidden))
         ip = self._ptr(topk_idx, "dispatch_send: topk_idx", t.i32, (T, c.top_k))
-        wp = self._ptr(topk_weights, "dispatch_send: topk_weights", t.f32, (T, c.top_k))
+        wp = self._weights(topk_weights, "dispatch_send", T, at_home=False)
         sp = None
         if t.input_fp8:
             sp = self._ptr(scales, "dispatch_send: scales", t.f32, (T, c.hidden // 128))
         st = self._send(self._h(), xp, sp, ip, wp, T, self._stream(stream))
         if st:
             self._check(st, "sy_dispatch_send")
+
+    def _weights(self, w, call: str, T: int, at_home: bool):
+        """topk_weights' address where this phase takes them (dispatch_send with combine_weights
+        "expert", combine_recv with "home"), else None; the named error for weights given to the
+        other phase or missing from this one."""
+        home = self.config.combine_weights == "home"
+        if home == at_home:
+            if w is None:
+                raise InvalidArgumentError(
+                    1, f"{call}: topk_weights", f'is required with combine_weights "{self.config.combine_weights}": '
+                    "pass the router weights [T, topK] fp32", rank=self.runtime.rank)
+            return self._ptr(w, f"{call}: topk_weights", self._types.f32, (T, self.config.top_k))
+        if w is not None:
+            where = "combine_recv" if home else "dispatch_send"
+            raise InvalidArgumentError(
+                1, f"{call}: topk_weights", f'must be None with combine_weights "{self.config.combine_weights}": '
+                f"the weights go to {where}" + ("" if home else " (pass out= and stream= by keyword)"),
+                rank=self.runtime.rank)
+        return None
 
     def dispatch_recv(self, stream=None) -> DispatchOutput:
         st = self._recv(self._h(), self._stream(stream))
@@ -162,29 +182,32 @@ class Endpoint:
         if st:
             self._check(st, "sy_combine_send")
 
-    def combine_recv(self, topk_idx, out=None, stream=None):
-        """Sums the partials of this rank's tokens: y [T, hidden] bf16 (the weights travelled with dispatch)."""
+    def combine_recv(self, topk_idx, topk_weights=None, out=None, stream=None):
+        """Sums the partials of this rank's tokens: y [T, hidden] bf16. topk_weights [T, topK] fp32
+        with combine_weights "home" (required there); None with "expert" (the weights travelled with
+        dispatch)."""
         c, T, t = self.config, int(topk_idx.shape[0]), self._types
+        wp = self._weights(topk_weights, "combine_recv", T, at_home=True)
         if out is None:
             import torch
 
             out = torch.empty((T, c.hidden), dtype=t.bf16, device=topk_idx.device)
         ip = self._ptr(topk_idx, "combine_recv: topk_idx", t.i32, (T, c.top_k))
         yp = self._ptr(out, "combine_recv: out", t.bf16, (T, c.hidden))
-        st = self._crecv(self._h(), ip, None, T, yp, self._stream(stream))
+        st = self._crecv(self._h(), ip, wp, T, yp, self._stream(stream))
         if st:
             self._check(st, "sy_combine_recv")
         return out
 
-    def dispatch(self, x, topk_idx, topk_weights, scales=None, stream=None) -> DispatchOutput:
+    def dispatch(self, x, topk_idx, topk_weights=None, scales=None, stream=None) -> DispatchOutput:
         """Both halves of dispatch, back to back."""
         self.dispatch_send(x, topk_idx, topk_weights, scales, stream)
         return self.dispatch_recv(stream)
 
-    def combine(self, expert_out, topk_idx, out=None, stream=None):
-        """Both halves of combine, back to back: y [T, hidden] bf16."""
+    def combine(self, expert_out, topk_idx, out=None, stream=None, *, topk_weights=None):
+        """Both halves of combine, back to back: y [T, hidden] bf16 (topk_weights: combine_recv's)."""
         self.combine_send(expert_out, stream)
-        return self.combine_recv(topk_idx, out, stream)
+        return self.combine_recv(topk_idx, topk_weights, out=out, stream=stream)
 
     def check(self, stream=None) -> None:
         """Synchronises the stream; raises what a stage kernel recorded (SyTimeoutError naming the
