@@ -30,39 +30,9 @@ describe("cudaBackend without a GPU build", () => {
     expect(() => checkLayout("blocked")).toThrow("backend cuda does not support the blocked layout");
   });
 
-  it("declares the pow2 scale format only and createSession refuses amax and ue8m0 before anything starts", async () => {
-    expect(cudaCapabilities(2).scaleFormats).toEqual(["pow2"]);
-    const fp8 = {
-      ranks: 2,
-      experts: 4,
-      topK: 2,
-      hidden: 128,
-      maxTokensPerRank: 4,
-      dispatchDtype: "fp8-e4m3",
-    } as const;
-    for (const scaleFormat of ["amax", "ue8m0"] as const) {
-      const made = cudaBackend().createSession(defineConfig({ ...fp8, scaleFormat }));
-      await expect(made).rejects.toThrow(UnsupportedError);
-      await expect(cudaBackend().createSession(defineConfig({ ...fp8, scaleFormat }))).rejects.toThrow(
-        `backend cuda does not support scaleFormat "${scaleFormat}"`,
-      );
-    }
-  });
-
-  it("declares combineWeights expert only and createSession refuses home before anything starts", async () => {
-    expect(cudaCapabilities(2).combineWeights).toEqual(["expert"]);
-    const home = defineConfig({
-      ranks: 2,
-      experts: 4,
-      topK: 2,
-      hidden: 64,
-      maxTokensPerRank: 4,
-      combineWeights: "home",
-    });
-    await expect(cudaBackend().createSession(home)).rejects.toThrow(UnsupportedError);
-    await expect(cudaBackend().createSession(home)).rejects.toThrow(
-      'backend cuda does not support combineWeights "home" (EpConfig.combineWeights)',
-    );
+  it("declares the three scale formats and both combine-weights modes the kernels compute", () => {
+    expect(cudaCapabilities(2).scaleFormats).toEqual(["pow2", "amax", "ue8m0"]);
+    expect(cudaCapabilities(2).combineWeights).toEqual(["expert", "home"]);
   });
 
   it("createSession refuses an unknown layout before anything starts", async () => {

@@ -326,7 +326,12 @@ export class RankEndpoint {
     const need = T > 0;
     const idx = this.sized(args.topkIdx, "topkIdx", T * c.topK * 4, need);
     // Weights at home: required, the weights of this rank's sums; otherwise not read.
-    const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need && combineWeightsOf(c) === "home");
+    const w = this.sized(
+      args.topkWeights,
+      "topkWeights",
+      T * c.topK * 4,
+      need && combineWeightsOf(c) === "home",
+    );
     const y = this.sized(args.y, "y", T * c.hidden * 2, need);
     this.call(() => this.native.combineRecv(idx, w, T, y, stream));
   }

@@ -3,6 +3,7 @@ import {
   DestroyedError,
   defineConfig,
   InputError,
+  PARAM_NAMES,
   PhaseError,
   type RegionName,
   TimeoutError,
@@ -154,45 +155,45 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     expect(e).toMatchObject({ rank: 1, phase: "combineSend" });
   });
 
-  it("create refuses the amax and ue8m0 scale formats before the native endpoint is made", () => {
-    const made: string[] = [];
+  it("create takes every scale format and both combine-weights modes, their codes in the parameter block", () => {
+    const blocks: bigint[][] = [];
     const addon = {
-      Endpoint: function Endpoint() {
-        made.push("endpoint");
+      Endpoint: function Endpoint(_rt: unknown, params: BigUint64Array | bigint[]) {
+        blocks.push(Array.from(params, BigInt));
         return fake().native;
       },
     } as unknown as NativeAddon;
     const runtime = { addon, native: {}, rank: 0, ranks: 2 } as unknown as CudaRuntime;
-    for (const scaleFormat of ["amax", "ue8m0"] as const) {
-      const c = defineConfig({ ...config, hidden: 128, dispatchDtype: "fp8-e4m3", scaleFormat });
-      expect(() => RankEndpoint.create(runtime, c)).toThrow(UnsupportedError);
-      expect(() => RankEndpoint.create(runtime, c)).toThrow(/scaleFormat "\w+" .* leave scaleFormat out/);
+    const fp8 = { ...config, hidden: 128, dispatchDtype: "fp8-e4m3" as const };
+    for (const scaleFormat of ["pow2", "amax", "ue8m0"] as const) {
+      RankEndpoint.create(runtime, defineConfig({ ...fp8, scaleFormat }));
     }
-    expect(made).toEqual([]);
-    RankEndpoint.create(
-      runtime,
-      defineConfig({ ...config, hidden: 128, dispatchDtype: "fp8-e4m3", scaleFormat: "pow2" }),
-    );
-    expect(made).toEqual(["endpoint"]);
+    RankEndpoint.create(runtime, defineConfig({ ...config, combineWeights: "home" }));
+    const at = (name: string) => PARAM_NAMES.indexOf(name);
+    expect(blocks.map((b) => b[at("scaleFormat")])).toEqual([0n, 1n, 2n, 0n]);
+    expect(blocks.map((b) => b[at("combineAtHome")])).toEqual([0n, 0n, 0n, 1n]);
   });
 
-  it("create refuses combineWeights home before the native endpoint is made", () => {
-    const made: string[] = [];
+  it("weights at home: dispatchSend refuses weights, combineRecv requires them", () => {
+    const { native, calls } = fake();
     const addon = {
       Endpoint: function Endpoint() {
-        made.push("endpoint");
-        return fake().native;
+        return native;
       },
     } as unknown as NativeAddon;
     const runtime = { addon, native: {}, rank: 0, ranks: 2 } as unknown as CudaRuntime;
-    const home = defineConfig({ ...config, combineWeights: "home" });
-    expect(() => RankEndpoint.create(runtime, home)).toThrow(UnsupportedError);
-    expect(() => RankEndpoint.create(runtime, home)).toThrow(
-      /backend cuda does not support combineWeights "home" .*leave combineWeights out or set it to "expert"/,
+    const ep = RankEndpoint.create(runtime, defineConfig({ ...config, combineWeights: "home" }));
+    const t = (bytes: number) => ({ ptr: 0x100n, bytes });
+    const send = { x: t(4 * 64 * 2), topkIdx: t(4 * 2 * 4), numTokens: 4 };
+    expect(() => ep.dispatchSend({ ...send, topkWeights: t(4 * 2 * 4) })).toThrow(
+      /topkWeights: given to dispatchSend, but combineWeights is "home": pass the weights to combineRecv/,
     );
-    expect(made).toEqual([]);
-    RankEndpoint.create(runtime, defineConfig({ ...config, combineWeights: "expert" }));
-    expect(made).toEqual(["endpoint"]);
+    ep.dispatchSend(send);
+    expect(calls.at(-1)).toBe("dispatchSend 256 0 256 0 4 0");
+    const recv = { topkIdx: t(4 * 2 * 4), numTokens: 4, y: t(4 * 64 * 2) };
+    expect(() => ep.combineRecv(recv)).toThrow(/topkWeights: is missing/);
+    ep.combineRecv({ ...recv, topkWeights: t(4 * 2 * 4) });
+    expect(calls.at(-1)).toBe("combineRecv");
   });
 
   it("create accepts the contiguous layout and hands the native side its layout", () => {

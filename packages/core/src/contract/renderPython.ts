@@ -57,7 +57,11 @@ export function renderContractPython(): string {
     dict("DTYPES", "sy_dtype: element types on the wire.", Object.entries(DTYPE_CODES)),
     dict("LAYOUTS", "sy_layout_kind: layouts.", Object.entries(LAYOUT_KIND_CODES)),
     dict("SCALE_FORMATS", "sy_scale_format: fp8 block-scale formats.", Object.entries(SCALE_FORMAT_CODES)),
-    dict("COMBINE_WEIGHTS", "sy_combine_weights: where combine applies the router weights.", Object.entries(COMBINE_WEIGHTS_CODES)),
+    dict(
+      "COMBINE_WEIGHTS",
+      "sy_combine_weights: where combine applies the router weights.",
+      Object.entries(COMBINE_WEIGHTS_CODES),
+    ),
     tuple(
       "REGION_DTYPES",
       "sy_region_dtype: element types of regions, by value.",

@@ -23,7 +23,14 @@ export const REGION_DTYPE_CODES: Readonly<Record<RegionDtype, number>> = Object.
 });
 
 /** The C ABI's codes of fp8 block-scale formats (`sy_scale_format`, sy_config.scale_format; parameter scaleFormat). */
-export const SCALE_FORMAT_CODES: Readonly<Record<ScaleFormat, number>> = Object.freeze({ pow2: 0, amax: 1, ue8m0: 2 });
+export const SCALE_FORMAT_CODES: Readonly<Record<ScaleFormat, number>> = Object.freeze({
+  pow2: 0,
+  amax: 1,
+  ue8m0: 2,
+});
 
 /** The C ABI's codes of where combine applies the router weights (`sy_combine_weights`, sy_config.combine_weights). */
-export const COMBINE_WEIGHTS_CODES: Readonly<Record<CombineWeights, number>> = Object.freeze({ expert: 0, home: 1 });
+export const COMBINE_WEIGHTS_CODES: Readonly<Record<CombineWeights, number>> = Object.freeze({
+  expert: 0,
+  home: 1,
+});

@@ -80,7 +80,10 @@ const ops: Record<string, (a: Args) => unknown> = {
     s.combineSend(a.expertOut as Uint16Array);
   },
   combineRecv: (a) =>
-    session(a.session as number).combineRecv(() => hooks.fire("combineRecv"), a.weights as Float32Array | undefined),
+    session(a.session as number).combineRecv(
+      () => hooks.fire("combineRecv"),
+      a.weights as Float32Array | undefined,
+    ),
   hook: (a) => hooks.arm(a as unknown as FaultPlan),
   soakSetup: (a) => {
     soaks.set(a.id as number, new SoakRank(needRuntime(), a as unknown as SoakSetup));

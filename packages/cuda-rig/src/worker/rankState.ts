@@ -1,8 +1,8 @@
 import {
+  type DispatchInput,
   type DispatchResult,
   dtypeBytes,
   type EpConfig,
-  type DispatchInput,
   scalesPerRow,
   tokensOf,
 } from "@switchyard/core";
@@ -146,7 +146,7 @@ export class RankState {
 
   async combineRecv(midway?: Midway, weights?: Float32Array): Promise<WithStats<Uint16Array>> {
     const T = this.tokens;
-    if (weights) this.weights.upload(weights);  // weights at home: this rank's, for the sum here
+    if (weights) this.weights.upload(weights); // weights at home: this rank's, for the sum here
     this.endpoint.combineRecv(
       { topkIdx: this.idx, topkWeights: weights ? this.weights : undefined, numTokens: T, y: this.y },
       this.stream.handle,

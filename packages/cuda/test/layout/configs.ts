@@ -74,7 +74,9 @@ export const validConfig: fc.Arbitrary<EpConfig> = fc
       layout: r.layout,
       expertAlignment: r.expertAlignment,
       ...(fp8 && r.scaleFormat !== undefined ? { scaleFormat: r.scaleFormat } : {}),
-      ...(r.layout === "masked" && r.combineWeights !== undefined ? { combineWeights: r.combineWeights } : {}),
+      ...(r.layout === "masked" && r.combineWeights !== undefined
+        ? { combineWeights: r.combineWeights }
+        : {}),
     } satisfies EpConfig;
   });
 
@@ -102,7 +104,8 @@ export const brokenConfig: fc.Arbitrary<EpConfig> = fc
   )
   .map(([c, field, value]): EpConfig => {
     if (field === "dtypes") return { ...c, inputDtype: "fp8-e4m3", dispatchDtype: "bf16" };
-    if (field === "scaleFormat") return { ...c, inputDtype: "bf16", dispatchDtype: "bf16", scaleFormat: "amax" };
+    if (field === "scaleFormat")
+      return { ...c, inputDtype: "bf16", dispatchDtype: "bf16", scaleFormat: "amax" };
     if (field === "combineWeights") return { ...c, layout: "contiguous", combineWeights: "home" };
     return { ...c, [field]: value };
   });
