@@ -32,7 +32,10 @@ if(SY_NVSHMEM_STUB)
   set(SY_BENCH_NVSHMEM_LIBS "")
   list(APPEND SY_BENCH_SOURCES ${SY_NVSHMEM_SOURCES})
 else()
-  set(SY_BENCH_NVSHMEM_LIBS ${SY_NVSHMEM_HOST})
+  # The device library too: peer_write.cc includes NVSHMEM's headers in a separably compiled CUDA
+  # unit, whose device link needs the device state they declare (this library's own copy, which
+  # none of its kernels use: they store through nvshmem_ptr addresses).
+  set(SY_BENCH_NVSHMEM_LIBS ${SY_NVSHMEM_HOST} ${SY_NVSHMEM_DEVICE})
 endif()
 
 add_library(switchyard_cuda_bench SHARED ${SY_BENCH_SOURCES})
