@@ -159,11 +159,13 @@ export class CudaSession implements Session {
 
   async combineRecv(rank: number, topkWeights?: Float32Array): Promise<Uint16Array> {
     this.enter(rank);
-    // Weights at home: checked and copied now (none in the default mode, where dispatch carried them).
-    const weights = takeCombineWeights(this.config, rank, this.tokens.get(rank) ?? 0, topkWeights);
+    // Weights at home: copied now, checked in turn (after the phase order, as core checks them;
+    // none in the default mode, where dispatch carried them).
+    const given = topkWeights instanceof Float32Array ? topkWeights.slice() : topkWeights;
     return this.queue.run(rank, async () => {
       this.enter(rank);
       this.phases.check(rank, "combineRecv");
+      const weights = takeCombineWeights(this.config, rank, this.tokens.get(rank) ?? 0, given);
       const r = await this.forward<WithStats<Uint16Array>>(rank, "combineRecv", weights ? { weights } : {});
       this.recorder.combineRecv(rank, r.stats);
       this.phases.advance(rank, "combineRecv");

@@ -1,5 +1,6 @@
 import {
   blockPlacement,
+  combineWeightsOf,
   type EpConfig,
   peerTraffic,
   rowsBySource,
@@ -44,8 +45,20 @@ export function combineExpected(config: Readonly<EpConfig>, topkIdx: Int32Array)
 }
 
 /**
+ * Weights at home: the (token, slot) rows each expert rank sends a rank, one per used slot of its
+ * batch's tokens on that rank.
+ */
+export function homeRowsExpected(config: Readonly<EpConfig>, topkIdx: Int32Array): number[] {
+  const place = blockPlacement(config);
+  const rows = new Array<number>(config.ranks).fill(0);
+  for (const e of topkIdx) if (e >= 0) rows[place.rankOf(e)]++;
+  return rows;
+}
+
+/**
  * Partials a rank's combineSend writes to each home: the records it received from the home's DP
- * group (`records[s]`, from source s).
+ * group (`records[s]`, from source s); with weights at home the entries (`records` then holds the
+ * rows received from each source).
  */
 export function combineRows(config: Readonly<EpConfig>, records: ArrayLike<number>): number[] {
   const R = config.ranks;
@@ -61,6 +74,8 @@ interface Entry extends StatsEntry {
   topkIdx: Int32Array | null;
   /** Route records received from each source in the latest dispatchRecv. */
   records: number[] | null;
+  /** Rows (entries) received from each source in the latest dispatchRecv. */
+  entries: number[] | null;
 }
 
 /**
@@ -81,6 +96,7 @@ export class SessionStats {
       waits: [null, null],
       topkIdx: null,
       records: null,
+      entries: null,
     }));
   }
 
@@ -115,6 +131,7 @@ export class SessionStats {
     const e = this.entries[rank];
     e.completed = "dispatchRecv";
     e.records = device ? [...device.dispatchReceived] : this.recordsFrom(rank, sourceCounts);
+    e.entries = [...rowsBySource(this.config, sourceCounts)];
     this.traffic(e, 1, e.records);
     if (device) {
       this.traffic(e, 0, device.dispatchSent);
@@ -122,21 +139,30 @@ export class SessionStats {
     }
   }
 
+  /** Weights at home: combine moves a row per (token, slot); the kernels count tokens, so the rows come from the inputs. */
+  private get home(): boolean {
+    return combineWeightsOf(this.config) === "home";
+  }
+
   combineSend(rank: number): void {
     const e = this.entries[rank];
     e.completed = "combineSend";
-    this.traffic(e, 2, combineRows(this.config, e.records ?? []));
+    this.traffic(e, 2, combineRows(this.config, (this.home ? e.entries : e.records) ?? []));
   }
 
   combineRecv(rank: number, device: EndpointStats | null): void {
     const e = this.entries[rank];
     e.completed = "combineRecv";
-    if (device) {
+    if (device && this.home) {
+      this.traffic(e, 3, homeRowsExpected(this.config, e.topkIdx ?? new Int32Array(0)));
+      e.waits[1] = Object.freeze([...device.combineWaitMs]);
+    } else if (device) {
       this.traffic(e, 2, device.combineSent);
       this.traffic(e, 3, device.combineReceived);
       e.waits[1] = Object.freeze([...device.combineWaitMs]);
     } else {
-      this.traffic(e, 3, combineExpected(this.config, e.topkIdx ?? new Int32Array(0)));
+      const expected = this.home ? homeRowsExpected : combineExpected;
+      this.traffic(e, 3, expected(this.config, e.topkIdx ?? new Int32Array(0)));
     }
   }
 

@@ -200,6 +200,7 @@ SY_API int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info)
  *   dispatch_received[p] route records rank p's dispatchSignal announced to this rank
  *   combine_sent[p]      partials this rank's combine send wrote to home rank p
  *   combine_received[p]  partials expert rank p announced to this rank's combine receive
+ *   (with combine_weights home both count tokens, whose (token, slot) rows combine moves)
  *   dispatch_wait_ns[p]  ns from dispatch receive's start until rank p's dispatchSignal arrived
  *   combine_wait_ns[p]   ns from combine receive's start until rank p's signal arrived
  * A peer that never arrived shows the time waited until the receive gave up. */

@@ -25,6 +25,11 @@ say "system: $(python3 --version), pip $(python3 -m pip --version | cut -d' ' -f
   "nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
 # --without-pip: the system's pip serves the environment (no ensurepip, no network) and installs into it.
 python3 -m venv --without-pip --system-site-packages "$work/venv"
+# When python3 is itself a virtual environment (torch, scikit-build-core and the NVSHMEM wheel
+# installed there), --system-site-packages reaches only its base interpreter's packages: a .pth
+# file puts python3's own site-packages behind the new environment's, as a user's would be.
+venv_site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+python3 -c 'import site; print("\n".join(site.getsitepackages()))' >"$venv_site/outer-environment.pth"
 # One build folder for the install and the wheel: the second build reuses the first's objects.
 build=(--no-build-isolation --no-index --config-settings=build-dir="$work/build")
 
