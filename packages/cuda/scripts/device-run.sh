@@ -140,6 +140,10 @@ for s in "${steps[@]}"; do
       secs=${SOAK_SECONDS:-120}
       step soak-2gpu $((secs + 40)) env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" soak \
         --ranks 2 --steps "${SOAK_STEPS:-100000}" --max-seconds "$secs" --json "$OUT/soak-2gpu.json" ;;
+    bench-2gpu-masked-sms*) # the masked layout's SM budget at 2 GPUs: bench-2gpu-masked-sms16, ... (masked 1 and 128)
+      sms=${s#bench-2gpu-masked-sms}
+      step "$s" 120 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 2 \
+        --layouts masked --masked-tokens 1,128 --masked-sms "$sms" --no-baseline --json "$OUT/$s.json" ;;
     bench-2gpu-sms*) # the SM budget of the contiguous kernels (and DeepEP's normal kernels) at 2 GPUs: bench-2gpu-sms48, ...
       sms=${s#bench-2gpu-sms}
       step "$s" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
