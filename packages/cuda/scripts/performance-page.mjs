@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-25-peers";
+const RECORD = "results/2026-11-26-peers-h200";
 /** One bench JSON per run of the record, in the order the tables list them. */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
@@ -18,10 +18,7 @@ const PEERS = ["deepep-ll", "deepep-ht", "pplx"];
 /** The configurations with a table each. */
 const CONFIGS = [
   ["masked", 1],
-  ["masked", 8],
-  ["masked", 32],
   ["masked", 128],
-  ["contiguous", 1024],
   ["contiguous", 4096],
 ];
 
@@ -177,20 +174,21 @@ export function render() {
   return out.join("\n");
 }
 
-/** The measured reasons for each miss (results/2026-11-25-peers, results/2026-11-24-masked-latency). */
+/** The measured reasons for each miss (results/2026-11-26-peers-h200 and the records it links). */
 const REASONS = [
-  "- **Masked, 1 token.** Each stage kernel takes 6 to 12 µs at one token (phase stamps of the",
-  "  latency record): serial phases inside one block (the plan and its walk, the receive tables, one",
-  "  warp's payload piece, the partials, the fences). DeepEP's receiver only waits and copies: its",
-  "  sender claims the row in the destination's packed layout; Switchyard's receiver builds the",
-  "  tables and fans a token out to its local experts (protocol v2 sends a token once per rank).",
-  "- **Masked, 128.** Dispatch: the send (plan + 128 tokens' payload) is 3 µs slower than DeepEP's,",
-  "  the receive 6 µs (tables and fan-out). Combine is faster than DeepEP's and pplx's: one partial",
-  "  per (token, rank) crosses NVLink instead of one row per (token, expert).",
+  "- **Masked, 1 token.** Each stage kernel is a chain of dependent global round trips inside one",
+  "  block (signal, counts, record, payload, fences) plus about 4 µs of launch and event gaps per",
+  "  phase; removing fences and acquiring with loads took 11 µs off the step this session (records",
+  "  release-fences and acquire-loads). DeepEP's receiver only waits and copies (its sender claims",
+  "  the row in the destination's packed layout); Switchyard's receiver builds the tables and fans a",
+  "  token out to its local experts (a token crosses once per rank). DeepEP misses the targets too.",
+  "- **Masked, 128.** Dispatch: the send is faster than DeepEP's (22.9 vs 23.5 µs), the receive 2.6",
+  "  µs slower (tables and fan-out). Combine is faster than DeepEP's and pplx's: one partial per",
+  "  (token, rank) crosses NVLink instead of one row per (token, expert).",
   "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
-  "  reduces over local experts); with fp8 input Switchyard's dispatch is 380 µs against 333. The",
-  "  combine send reads 8 expert rows a record (470 MB) on 24 SMs: it is per-SM bound (48 SMs:",
-  "  combine 559 µs, 132 SMs: 393; DeepEP's 280 and 221 with the same SMs, record README).",
+  "  reduces over local experts); with fp8 input Switchyard's dispatch is 364.5 µs against 317.7. The",
+  "  combine send reads 8 expert rows a record (470 MB) on 24 SMs: it is per-SM bound (the 2 × H100",
+  "  SM sweep of the peers record: 48 SMs 559 µs, 132 SMs 393).",
 ];
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

@@ -41,7 +41,7 @@ constexpr const char* kParamNames = SY_CONTRACT_PARAM_NAMES;
 /// Largest topK the kernels take: a token's slots are one warp's lanes.
 constexpr int kMaxTopK = 32;
 
-/// Core's parameter block, passed to every kernel by value (296 bytes of kernel parameters).
+/// Core's parameter block, passed to every kernel by value (312 bytes of kernel parameters).
 struct SyParams {
   uint64_t v[kParamCount];
 
