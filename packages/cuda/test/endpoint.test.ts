@@ -56,6 +56,16 @@ function fake(): { native: NativeEndpoint; calls: string[] } {
   return { native, calls };
 }
 
+/** A runtime whose addon makes `native` for every endpoint. */
+function runtimeOf(native: NativeEndpoint, rank = 0): CudaRuntime {
+  const addon = {
+    Endpoint: function Endpoint() {
+      return native;
+    },
+  } as unknown as NativeAddon;
+  return { addon, native: {}, rank, ranks: 2 } as unknown as CudaRuntime;
+}
+
 const config = defineConfig({ ranks: 2, experts: 4, topK: 2, hidden: 64, maxTokensPerRank: 8 });
 
 describe("RankEndpoint argument checks (no GPU)", () => {
@@ -176,12 +186,7 @@ describe("RankEndpoint argument checks (no GPU)", () => {
 
   it("weights at home: dispatchSend refuses weights, combineRecv requires them", () => {
     const { native, calls } = fake();
-    const addon = {
-      Endpoint: function Endpoint() {
-        return native;
-      },
-    } as unknown as NativeAddon;
-    const runtime = { addon, native: {}, rank: 0, ranks: 2 } as unknown as CudaRuntime;
+    const runtime = runtimeOf(native);
     const ep = RankEndpoint.create(runtime, defineConfig({ ...config, combineWeights: "home" }));
     const t = (bytes: number) => ({ ptr: 0x100n, bytes });
     const send = { x: t(4 * 64 * 2), topkIdx: t(4 * 2 * 4), numTokens: 4 };
@@ -214,12 +219,7 @@ describe("RankEndpoint argument checks (no GPU)", () => {
 
   it("exact output: rows (one synchronisation, in the native call), then buffers of exactly that many rows, combine send sized by the step", async () => {
     const { native, calls } = fake();
-    const addon = {
-      Endpoint: function Endpoint() {
-        return native;
-      },
-    } as unknown as NativeAddon;
-    const runtime = { addon, native: {}, rank: 1, ranks: 2 } as unknown as CudaRuntime;
+    const runtime = runtimeOf(native, 1);
     const c = defineConfig({ ...config, layout: "contiguous", expertAlignment: 4 });
     const ep = RankEndpoint.create(runtime, c, { output: "exact" });
     expect(ep.output).toBe("exact");
@@ -253,12 +253,7 @@ describe("RankEndpoint argument checks (no GPU)", () => {
         info: { code: 1, stage: 1, peer: 0, region: 0, detail0: 0, detail1: 1 },
       });
     };
-    const addon = {
-      Endpoint: function Endpoint() {
-        return native;
-      },
-    } as unknown as NativeAddon;
-    const runtime = { addon, native: {}, rank: 1, ranks: 2 } as unknown as CudaRuntime;
+    const runtime = runtimeOf(native, 1);
     const ep = RankEndpoint.create(runtime, defineConfig({ ...config, layout: "contiguous" }), {
       output: "exact",
       timeoutMs: 250,
@@ -272,12 +267,7 @@ describe("RankEndpoint argument checks (no GPU)", () => {
 
   it("exact output is refused for the masked layout; rows and into on a worst-case endpoint name the mode", async () => {
     const { native } = fake();
-    const addon = {
-      Endpoint: function Endpoint() {
-        return native;
-      },
-    } as unknown as NativeAddon;
-    const runtime = { addon, native: {}, rank: 0, ranks: 2 } as unknown as CudaRuntime;
+    const runtime = runtimeOf(native);
     expect(() => RankEndpoint.create(runtime, config, { output: "exact" })).toThrow(UnsupportedError);
     const ep = RankEndpoint.create(runtime, defineConfig({ ...config, layout: "contiguous" }));
     expect(ep.output).toBe("worst-case");

@@ -98,23 +98,16 @@ export function computeLayout(config: Readonly<EpConfig>): Layout {
         ? "signal from each expert rank after its rows for this rank (count = tokens whose rows it wrote)"
         : "signal from each expert rank after its partials for this rank (count = partials)",
     },
-    home
-      ? {
-          name: "combineX",
-          dtype: "bf16",
-          shape: [M, K, H],
-          axes: ["token", "slot", "hidden"],
-          symmetric: true,
-          doc: "expert output of slot k of this rank's (DP group's) token t, unweighted, bf16; written by the rank hosting the slot's expert",
-        }
-      : {
-          name: "combineX",
-          dtype: "bf16",
-          shape: [R, M, H],
-          axes: ["expertRank", "token", "hidden"],
-          symmetric: true,
-          doc: "partial of expert rank r for this rank's (DP group's) token t: its slots' weighted sum, bf16",
-        },
+    {
+      name: "combineX",
+      dtype: "bf16",
+      shape: home ? [M, K, H] : [R, M, H],
+      axes: home ? ["token", "slot", "hidden"] : ["expertRank", "token", "hidden"],
+      symmetric: true,
+      doc: home
+        ? "expert output of slot k of this rank's (DP group's) token t, unweighted, bf16; written by the rank hosting the slot's expert"
+        : "partial of expert rank r for this rank's (DP group's) token t: its slots' weighted sum, bf16",
+    },
   ];
   const outShape = masked ? [L, R * M] : [N];
   const outAxes = masked ? ["localExpert", "row"] : ["row"];
