@@ -12,7 +12,7 @@ export const FAULT = {
   MALFORMED: 3,
   /** A signal word counts more than its region holds. */
   TOO_MANY: 4,
-  /** combine recv: an expert rank announces another number of partials than this rank's tokens route to it (a = announced, b = expected). */
+  /** combine recv: an expert rank announces another number of partials (home: tokens) than this rank's tokens route to it (a = announced, b = expected). */
   ROWS: 5,
   /** A route record's token is outside [0, M) (value = token, a = record j). */
   TOKEN: 6,

@@ -1,4 +1,5 @@
 import {
+  combineWeightsOf,
   computeLayout,
   dpGroups,
   type EpConfig,
@@ -47,15 +48,22 @@ export type WorkBlock =
   | "seen"
   /** indirect args [8] of fan / place: (groups, rows, 1, 0, 1, rows, 1, 0). */
   | "recvArgs"
-  /** combine send per DP group: records to put [G, R M], indirect args [G, 8], partials sent [G], rows put [G]; the last record naming each token [M]. */
+  /**
+   * combine send per DP group: jobs to put [G, jobs] (expert: records, R M; home: record entries,
+   * R M J), indirect args [G, 8], records sent [G] (the signal's count), rows sent [G] (partials,
+   * or home (token, slot) rows), jobs put [G]; the last job naming each row of combineX (expert
+   * [M] per token, home [M, K] per (token, slot)).
+   */
   | "cjobs"
   | "cArgs"
   | "sent"
+  | "sentRows"
   | "cPuts"
   | "lastJob"
-  /** combine recv: signal words of each expert rank as read [R]; tokens that route to each [R]. */
+  /** combine recv: signal words of each expert rank as read [R]; tokens that route to each [R]; used slots on each [R]. */
   | "combineCounts"
-  | "combineExpected";
+  | "combineExpected"
+  | "combineRows";
 
 export type InboxBlock = "x" | "xScales" | "payload" | "payloadScales";
 export type OutboxBlock = "x" | "scales" | "meta" | "acc";
@@ -137,6 +145,9 @@ export function planSession(
   const PWd = Math.ceil((H * eb) / 4);
   const PWo = Math.ceil(H / 2);
   const packRows = contiguous ? N : R * M * J;
+  const home = combineWeightsOf(config) === "home";
+  // combine send's jobs per DP group: a record (its partial), or at home a record's entry (a row)
+  const jobsMax = home ? R * M * J : R * M;
   const reportWords = REPORT_HEAD + L * R + 2 * L + R;
 
   const work = new WordLayout<WorkBlock>()
@@ -159,13 +170,15 @@ export function planSession(
     .add("deliv", packRows)
     .add("seen", L)
     .add("recvArgs", 8)
-    .add("cjobs", G * R * M)
+    .add("cjobs", G * jobsMax)
     .add("cArgs", G * 8)
     .add("sent", G)
+    .add("sentRows", G)
     .add("cPuts", G)
-    .add("lastJob", M)
+    .add("lastJob", home ? M * K : M)
     .add("combineCounts", R)
-    .add("combineExpected", R);
+    .add("combineExpected", R)
+    .add("combineRows", R);
   const inbox = new WordLayout<InboxBlock>()
     .add("x", Math.ceil((M * H * inEb) / 4))
     .add("xScales", config.inputDtype === "fp8-e4m3" ? M * S : 0)
@@ -181,7 +194,7 @@ export function planSession(
   const aux: [string, number][] = [
     ["dpGroups", G],
     ["packRows", packRows],
-    ["recordsMax", R * M],
+    ["jobsMax", jobsMax],
     ["inbox.send", quantize ? inbox.at("payload") : inbox.at("x")],
     ["inbox.sendScales", quantize ? inbox.at("payloadScales") : inbox.at("xScales")],
     ["inbox.x", inbox.at("x")],

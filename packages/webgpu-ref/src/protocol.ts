@@ -94,15 +94,18 @@ export function receiveError(
   }
 }
 
-/** The ProtocolError of a combine receive's status. */
-export function combineRecvError(rank: number, status: Status, epoch: number): ProtocolError {
+/**
+ * The ProtocolError of a combine receive's status; `home` (combineWeights home): an expert rank's
+ * signal counts tokens, not partials.
+ */
+export function combineRecvError(rank: number, status: Status, epoch: number, home = false): ProtocolError {
   const [peer, code, word, a, b] = status;
   if (code === FAULT.ROWS) {
     return new ProtocolError(
       rank,
       "combine recv",
       "combineSignal",
-      `expert rank ${peer} announced ${a} partials, ${b} of this rank's tokens route to it`,
+      `expert rank ${peer} announced ${a} ${home ? "tokens" : "partials"}, ${b} of this rank's tokens route to it`,
       peer,
     );
   }

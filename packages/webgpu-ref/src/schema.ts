@@ -70,15 +70,17 @@ export const KERNELS = {
   // placeX: "heap" is the output buffer of x and scales (masked: the local buffer).
   recvPlaceX: k("dispatch_recv", "placeX", [ro(3, "work"), rw(6, "heap"), ro(9, "outbox")]),
   recvPlaceMeta: k("dispatch_recv", "placeMeta", [ro(3, "work"), rw(6, "local"), ro(9, "outbox")]),
-  // combine send, on the expert rank: per-group record lists, partials home, signal.
+  // combine send, on the expert rank: per-group job lists, partials (or home: unweighted rows) home, signal.
   combPlan: k("combine_send", "plan", [rw(2, "work")]),
   combPut: k("combine_send", "put", [ro(3, "work"), ro(6, "expertOut"), rw(7, "heap")]),
   combSignal: k("combine_send", "signal", [ro(3, "work"), rw(4, "heap")]),
-  // combine recv, on the home rank: check signals and totals, sum partials in rank order.
+  // combine recv, on the home rank: check signals and totals, sum partials in rank order (or
+  // home: weighted rows in slot order).
   crecvCheck: k("combine_recv", "check", [rw(2, "work"), rw(4, "heap")]),
   crecvTotal: k("combine_recv", "total", [rw(2, "work")]),
   crecvClear: k("combine_recv", "clear", [rw(6, "outbox")]),
   crecvSum: k("combine_recv", "sum", [ro(3, "work"), ro(5, "heap"), rw(6, "outbox")]),
+  crecvSumSlot: k("combine_recv", "sum_slot", [ro(3, "work"), ro(5, "heap"), rw(6, "outbox")]),
   crecvFinish: k("combine_recv", "finish", [ro(3, "work"), rw(6, "outbox")]),
   // codec probe (tests): the WGSL codecs on arrays of values.
   probeFp8Encode: k("codec_probe", "fp8_encode", [rw(2, "data")]),

@@ -1,17 +1,18 @@
 import {
   DEFAULT_TIMEOUT_MS,
   DestroyedError,
+  type DispatchInput,
   type DispatchResult,
   type EpConfig,
   epochOfStep,
   type Layout,
   PhaseTracker,
-  type RankInput,
   type RegionName,
   type Session,
   type SessionOptions,
   type StepStats,
   statsPosition,
+  takeCombineWeights,
   takeRankInput,
   validateConfig,
   validateExpertOut,
@@ -44,6 +45,20 @@ export interface WebGpuSessionOptions extends SessionOptions {
    * call fails with a WebGpuError of kind "timeout" (default: timeoutMs, at least 60 s).
    */
   watchdogMs?: number;
+}
+
+/**
+ * A copy of combineRecv's weights made when the call is made, so the caller may reuse its array at
+ * once: a genuine Float32Array (a subclass too) is copied from its internal slots; anything else
+ * (a Proxy, a detached buffer, another type) is kept as it is for takeCombineWeights to refuse.
+ */
+function holdWeights(w: unknown): unknown {
+  if (!ArrayBuffer.isView(w) || !(w instanceof Float32Array)) return w;
+  try {
+    return new Float32Array(w);
+  } catch {
+    return w;
+  }
 }
 
 /** The GPU's work never takes longer than this before a call fails (ms), whatever timeoutMs says. */
@@ -109,11 +124,11 @@ export class WebGpuSession implements Session {
     return epochOfStep(this.phases.step(rank));
   }
 
-  dispatchSend(rank: number, input: RankInput): Promise<void> {
+  dispatchSend(rank: number, input: DispatchInput): Promise<void> {
     // Like the reference: the input is checked and copied when the call is made, so the caller
     // may reuse its arrays at once; the work runs after the calls made before it.
     let T: number;
-    let kept: RankInput;
+    let kept: DispatchInput;
     try {
       if (this.destroyed) throw new DestroyedError("webgpu session");
       ({ input: kept, tokens: T } = takeRankInput(this.config, rank, input));
@@ -170,11 +185,17 @@ export class WebGpuSession implements Session {
     });
   }
 
-  combineRecv(rank: number): Promise<Uint16Array> {
+  /**
+   * With combineWeights home `topkWeights` (fp32 [T, K]) are required and copied when the call is
+   * made; they are checked (core's takeCombineWeights) once the call's turn comes, after the phase.
+   */
+  combineRecv(rank: number, topkWeights?: Float32Array): Promise<Uint16Array> {
+    const held = holdWeights(topkWeights);
     return this.serial(async () => {
       validateRank(this.config, rank);
       this.phases.check(rank, "combineRecv");
-      const y = await combineRecv(this.ctx, rank, this.tokens[rank], this.epoch(rank));
+      const weights = takeCombineWeights(this.config, rank, this.tokens[rank], held);
+      const y = await combineRecv(this.ctx, rank, this.tokens[rank], this.epoch(rank), weights);
       this.phases.advance(rank, "combineRecv");
       return y;
     });

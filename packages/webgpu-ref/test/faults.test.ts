@@ -59,6 +59,7 @@ function worldArb(): fc.Arbitrary<EpConfig> {
       hidden: fc.integer({ min: 1, max: 12 }),
       M: fc.integer({ min: 1, max: 4 }),
       contiguous: fc.boolean(),
+      home: fc.boolean(),
     })
     .map((c) =>
       defineConfig({
@@ -68,6 +69,8 @@ function worldArb(): fc.Arbitrary<EpConfig> {
         hidden: c.hidden,
         maxTokensPerRank: c.M,
         layout: c.contiguous ? "contiguous" : "masked",
+        // combineWeights home is masked-only
+        ...(!c.contiguous && c.home ? { combineWeights: "home" as const } : {}),
       }),
     );
 }
@@ -113,7 +116,7 @@ async function runCase(c: CaseValue): Promise<void> {
     const receive = (s: "gpu" | "ref") =>
       stage === "dispatch"
         ? (s === "gpu" ? pair.gpu : pair.ref).dispatchRecv(rank)
-        : (s === "gpu" ? pair.gpu : pair.ref).combineRecv(rank);
+        : (s === "gpu" ? pair.gpu : pair.ref).combineRecv(rank, pair.weights(rank));
     const previous = stage === "dispatch" ? await word() : 0;
     await pair.send(step);
     let prevCombine = 0;

@@ -1,4 +1,6 @@
 import {
+  combineWeightsOf,
+  type DispatchInput,
   type DispatchResult,
   type EpConfig,
   encodeBf16,
@@ -203,8 +205,27 @@ export async function createPair(
 }
 
 /**
+ * What a rank passes to dispatch and to combineRecv: with combineWeights home the input without
+ * its weights, and weights of the rank's own for combineRecv (each rank of a DP group draws its
+ * own, as core allows); with expert the input as it is and none.
+ */
+export function homeSplit(
+  config: EpConfig,
+  input: RankInput,
+  rand: () => number,
+): { dispatch: DispatchInput; weights?: Float32Array } {
+  if (combineWeightsOf(config) !== "home") return { dispatch: input };
+  const { topkWeights, ...dispatch } = input;
+  const weights = Float32Array.from(topkWeights, () =>
+    Math.fround((rand() * 2 - 0.5) * 2 ** int(rand, -3, 1)),
+  );
+  return { dispatch, weights };
+}
+
+/**
  * Runs `steps` random steps on the WebGPU session and the reference in one random interleaving
  * and checks every result (and, with `heaps`, all memory at the end) against the reference.
+ * combineWeights home configs dispatch without weights and pass each rank's own to combineRecv.
  */
 export async function runAgainstReference(
   config: EpConfig,
@@ -216,14 +237,14 @@ export async function runAgainstReference(
   const { gpu, ref } = await createPair(config, options);
   try {
     const inputs = Array.from({ length: steps }, () =>
-      randomInputs(config, rand, { tokens: options.tokens }),
+      randomInputs(config, rand, { tokens: options.tokens }).map((input) => homeSplit(config, input, rand)),
     );
     const rows = gpu.layout.rows;
     for (const a of schedule(config.ranks, steps, rand)) {
       const where = `step ${a.step} ${a.kind}(rank ${a.rank})`;
       if (a.kind === "send") {
-        await gpu.dispatchSend(a.rank, inputs[a.step][a.rank]);
-        await ref.dispatchSend(a.rank, inputs[a.step][a.rank]);
+        await gpu.dispatchSend(a.rank, inputs[a.step][a.rank].dispatch);
+        await ref.dispatchSend(a.rank, inputs[a.step][a.rank].dispatch);
       } else if (a.kind === "recv") {
         expectSameDispatch(config, await gpu.dispatchRecv(a.rank), await ref.dispatchRecv(a.rank), where);
       } else if (a.kind === "csend") {
@@ -231,8 +252,9 @@ export async function runAgainstReference(
         await gpu.combineSend(a.rank, out);
         await ref.combineSend(a.rank, out);
       } else {
-        const y = await gpu.combineRecv(a.rank);
-        const want = await ref.combineRecv(a.rank);
+        const weights = inputs[a.step][a.rank].weights;
+        const y = await gpu.combineRecv(a.rank, weights);
+        const want = await ref.combineRecv(a.rank, weights);
         expect(Array.from(y), `${where} y`).toEqual(Array.from(want));
       }
     }

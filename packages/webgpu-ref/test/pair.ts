@@ -1,4 +1,11 @@
-import { type EpConfig, ProtocolError, type RankInput, type RegionName } from "@switchyard/core";
+import {
+  combineWeightsOf,
+  type DispatchInput,
+  type EpConfig,
+  ProtocolError,
+  type RankInput,
+  type RegionName,
+} from "@switchyard/core";
 import { expect } from "vitest";
 import type { WebGpuSession } from "../src/session.js";
 import {
@@ -10,10 +17,16 @@ import {
   rng,
 } from "./helpers.js";
 
-/** A WebGPU session and the reference, driven in lockstep, with signal words corrupted in both. */
+/**
+ * A WebGPU session and the reference, driven in lockstep, with signal words corrupted in both.
+ * With combineWeights home a rank dispatches its input without weights and passes them to
+ * combineRecv (`weights`).
+ */
 export class Pair {
   readonly inputs: RankInput[][];
   readonly out: Uint16Array;
+  /** The step of the latest send, whose weights combineRecv takes at home. */
+  private current = 0;
 
   private constructor(
     readonly config: EpConfig,
@@ -37,10 +50,27 @@ export class Pair {
     return Array.from({ length: this.config.ranks }, (_, r) => r);
   }
 
+  private get home(): boolean {
+    return combineWeightsOf(this.config) === "home";
+  }
+
+  /** What rank r dispatches in `step`: its input, without the weights at home. */
+  dispatchOf(step: number, r: number): DispatchInput {
+    if (!this.home) return this.inputs[step][r];
+    const { topkWeights: _, ...input } = this.inputs[step][r];
+    return input;
+  }
+
+  /** What rank r passes to combineRecv in the latest sent step: its weights at home, else none. */
+  weights(r: number): Float32Array | undefined {
+    return this.home ? this.inputs[this.current][r].topkWeights : undefined;
+  }
+
   async send(step: number, ranks = this.all) {
+    this.current = step;
     for (const r of ranks) {
-      await this.gpu.dispatchSend(r, this.inputs[step][r]);
-      await this.ref.dispatchSend(r, this.inputs[step][r]);
+      await this.gpu.dispatchSend(r, this.dispatchOf(step, r));
+      await this.ref.dispatchSend(r, this.dispatchOf(step, r));
     }
   }
 
@@ -59,7 +89,9 @@ export class Pair {
   }
 
   async crecv(r: number) {
-    expect(Array.from(await this.gpu.combineRecv(r))).toEqual(Array.from(await this.ref.combineRecv(r)));
+    expect(Array.from(await this.gpu.combineRecv(r, this.weights(r)))).toEqual(
+      Array.from(await this.ref.combineRecv(r, this.weights(r))),
+    );
   }
 
   async step(step: number) {

@@ -6,6 +6,7 @@ import { Pair } from "./pair.js";
 const base = { ranks: 2, experts: 4, topK: 2, hidden: 5, maxTokensPerRank: 3 } as const;
 const MASKED = defineConfig(base);
 const CONTIGUOUS = defineConfig({ ...base, layout: "contiguous", expertAlignment: 2 });
+const HOME = defineConfig({ ...base, combineWeights: "home" });
 
 let pair: Pair | null = null;
 afterEach(async () => {
@@ -152,8 +153,10 @@ describe.each([
 describe.each([
   ["masked", MASKED],
   ["contiguous", CONTIGUOUS],
+  ["masked, combineWeights home", HOME],
 ])("combine signals corrupted before combineRecv (%s)", (_, config) => {
-  const crecv = (p: Pair, r: number) => (s: "gpu" | "ref") => (s === "gpu" ? p.gpu : p.ref).combineRecv(r);
+  const crecv = (p: Pair, r: number) => (s: "gpu" | "ref") =>
+    (s === "gpu" ? p.gpu : p.ref).combineRecv(r, p.weights(r));
   const upToCombine = async (p: Pair, step: number) => {
     await p.send(step);
     for (const r of [0, 1]) {
@@ -188,7 +191,7 @@ describe.each([
     await pair.corrupt(0, "combineSignal", 1, encodeSignal(1, n < config.maxTokensPerRank ? n + 1 : n - 1));
     await pair.expectSameError(
       crecv(pair, 0),
-      /expert rank 1 announced \d+ partials, \d+ of this rank's tokens route to it/,
+      /expert rank 1 announced \d+ (partials|tokens), \d+ of this rank's tokens route to it/,
     );
   });
 

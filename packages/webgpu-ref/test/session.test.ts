@@ -10,7 +10,11 @@ const DTYPES = [
 ] as const;
 
 /** Small configs: 1-6 ranks, any DP group size, 1-4 local experts, odd and even hidden (bf16). */
-function configArb(layout: EpConfig["layout"], dtypes: (typeof DTYPES)[number]) {
+function configArb(
+  layout: EpConfig["layout"],
+  dtypes: (typeof DTYPES)[number],
+  extra: Pick<EpConfig, "combineWeights"> = {},
+) {
   return fc
     .record({
       ranks: fc.integer({ min: 1, max: 6 }),
@@ -35,6 +39,7 @@ function configArb(layout: EpConfig["layout"], dtypes: (typeof DTYPES)[number]) 
         layout,
         expertAlignment: c.expertAlignment,
         ...dtypes,
+        ...extra,
       });
     });
 }
@@ -51,6 +56,21 @@ describe("WebGPU session matches core's ReferenceSession", () => {
         );
       });
     }
+  }
+
+  for (const dtypes of DTYPES) {
+    it(`masked, combineWeights home, ${dtypes.inputDtype} -> ${dtypes.dispatchDtype}: random configs, 3 steps, ranks interleaved`, async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          configArb("masked", dtypes, { combineWeights: "home" }),
+          fc.nat(),
+          async (config, seed) => {
+            await runAgainstReference(config, seed, 3, { heaps: true });
+          },
+        ),
+        { numRuns: 12 },
+      );
+    });
   }
 
   it("DP groups: every rank of a group gets the group's combined tokens", async () => {

@@ -25,7 +25,7 @@ struct Call {
   epoch: u32,   // this step's epoch (core signal.ts)
   phase: u32,   // bf16 row copies: 0 whole words, 1 a row's last half-word, 2 a row's first half-word
   groups: u32,  // workgroups along x of a row kernel (written into indirect args)
-  zero: u32,    // always 0; keeps compilers from contracting a * b + c (combine_send)
+  zero: u32,    // always 0; keeps compilers from contracting a * b + c (product())
   spare: u32,
   a: Window,    // the heap-side binding (or the local buffer where a kernel reads it instead)
   b: Window,    // a second window (reserved: no stage binds two windows at once now)
@@ -51,8 +51,20 @@ fn at_a(byte_addr: u32) -> u32 {
   return (byte_addr - C.a.base) >> 2u;
 }
 
+/// fp32(w * x), rounded on its own: the OR with the runtime zero keeps a compiler from fusing it
+/// into the following add (core's rule: separate multiply and add, no FMA contraction). Used by
+/// combine_send.wgsl's partials and combine_recv.wgsl's sums at home.
+fn product(w: f32, x: f32) -> f32 {
+  return bitcast<f32>(bitcast<u32>(w * x) | C.zero);
+}
+
 fn contiguous() -> bool {
   return p(P_layoutContiguous) == 1u;
+}
+
+/// combineWeights home: combine moves one unweighted row per (token, slot), weighted at home.
+fn at_home() -> bool {
+  return p(P_combineAtHome) == 1u;
 }
 
 fn align_up(n: u32, a: u32) -> u32 {

@@ -1,4 +1,4 @@
-import type { RankInput } from "@switchyard/core";
+import type { DispatchInput } from "@switchyard/core";
 import { MAX_GROUPS } from "../schema.js";
 import { linearGrid, Submission, wholeRange, windowRange } from "../submission.js";
 import { bf16Phases, indirect, type StageContext } from "./context.js";
@@ -21,7 +21,7 @@ function padded(a: Uint16Array | Uint8Array): Uint8Array {
 export async function dispatchSend(
   ctx: StageContext,
   src: number,
-  input: RankInput,
+  input: DispatchInput,
   T: number,
   epoch: number,
 ): Promise<void> {
@@ -30,7 +30,8 @@ export async function dispatchSend(
   const work = res.works[src];
   const sub = new Submission(engine, `dispatchSend(rank ${src})`);
   sub.write(work, plan.work.at("topkIdx") * 4, input.topkIdx);
-  sub.write(work, plan.work.at("topkWeights") * 4, input.topkWeights);
+  // combineWeights home: no weights at dispatch, the route records carry +0 (combineRecv uploads them)
+  sub.write(work, plan.work.at("topkWeights") * 4, input.topkWeights ?? new Float32Array(T * plan.K));
   sub.write(res.inbox, plan.inbox.at("x") * 4, padded(input.x));
   if (input.scales) sub.write(res.inbox, plan.inbox.at("xScales") * 4, input.scales);
   const call = { rank: src, tokens: T, epoch, groups: 1 };
