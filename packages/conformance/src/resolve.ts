@@ -61,11 +61,11 @@ export async function resolveBackend(
     const notFound = (e as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && why.includes(`'${spec}'`);
     if (!looksLikePath(spec) && notFound) {
       throw new BackendLoadError(
-        `resolveBackend: unknown backend "${spec}": the known names are ${knownNames.join(", ")}; otherwise give ` +
+        `unknown backend "${spec}": the known names are ${knownNames.join(", ")}; otherwise give ` +
           `a module path (./dist/index.js) or an installed package's name, found from ${resolve(cwd)}`,
       );
     }
-    throw new BackendLoadError(`resolveBackend: cannot import ${specifier}: ${why}`);
+    throw new BackendLoadError(`cannot import ${specifier}: ${why}`);
   }
   const candidates: [string, unknown][] = [
     ["backend", mod.backend],
@@ -77,11 +77,11 @@ export async function resolveBackend(
     if (isBackend(b)) return b;
     if (value !== undefined) {
       throw new BackendLoadError(
-        `resolveBackend: ${specifier} export ${name} is not a Backend (name, capabilities, unavailableReason, createSession)`,
+        `${specifier} export ${name} is not a Backend (name, capabilities, unavailableReason, createSession)`,
       );
     }
   }
   throw new BackendLoadError(
-    `resolveBackend: ${specifier} has no backend; it should export \`backend\` (a Backend) or \`createBackend()\` (returning one)`,
+    `${specifier} has no backend; it should export \`backend\` (a Backend) or \`createBackend()\` (returning one)`,
   );
 }

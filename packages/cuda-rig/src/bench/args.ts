@@ -40,7 +40,8 @@ prints a table while it runs and writes JSON and an SVG plot. Default config: De
   --peer-mib <n>           MiB per peer for the NVLink peer-write measurement (default 256)
   --timeout-ms <n>         receive-stage timeout (default 10000)
   --json <path>            JSON report (default switchyard-bench.json)
-  --svg <path>             SVG plot (default switchyard-bench.svg)
+  --svg <path>             SVG plot (default switchyard-bench.svg); a Vega-Lite chart of the same data
+                           goes beside the JSON (<json name>.vl.json)
   --quick                  50 steps, 5 warm-up, 2 input sets (a smoke run)
   -h, --help               this text
 `;

@@ -14,6 +14,7 @@ import { BENCH_SCHEMA, type BenchReport, BYTES_COUNTED, type Impl, type PointRes
 import { renderSvg } from "./svg.js";
 import { formatTable, peerNotes, sortedPoints, tableHeader, tableRow } from "./table.js";
 import { checkTargets, formatTargets } from "./targets.js";
+import { renderVegaLite, vegaLitePath } from "./vegaLite.js";
 
 /** Where the bench writes: the table on `out`, messages on `err`, the progress bar on `progress`. */
 export interface BenchIo {
@@ -85,6 +86,7 @@ function writeOutputs(o: BenchOptions, report: BenchReport): void {
   for (const [path, text] of [
     [o.json, `${JSON.stringify(report, null, 1)}\n`],
     [o.svg, renderSvg(report)],
+    [vegaLitePath(o.json), renderVegaLite(report)],
   ] as const) {
     mkdirSync(dirname(resolve(path)), { recursive: true });
     writeFileSync(path, text);
@@ -290,7 +292,7 @@ export async function runBench(argv: string[], options: RunBenchOptions = {}): P
     io.out(
       `\nprotocol v2 targets (${ranks} ranks; they are stated for a 1-rank world on one H200 / H100):\n${formatTargets(checkTargets(report))}\n`,
     );
-  io.out(`\nwrote ${o.json} and ${o.svg}\n`);
+  io.out(`\nwrote ${o.json} and ${o.svg} (and the Vega-Lite chart ${vegaLitePath(o.json)})\n`);
   // A peer's failure is reported in its rows, never the bench's exit status.
   return report.points.some(
     (p) => !isPeer(p.impl) && p.errors.length > 0 && !p.errors[0].startsWith("skipped"),

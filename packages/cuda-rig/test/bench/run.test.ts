@@ -113,6 +113,18 @@ describe("runBench orchestration with stand-in workers (no GPU)", () => {
     expect(byKey["masked:1:switchyard"].phases.dispatchSend.min).toBeCloseTo(10.1 + 1, 10);
     const svg = readFileSync(join(dir, "sub", "b.svg"), "utf8");
     expect(svg.match(/<polyline data-series="masked\/switchyard"/g)).toHaveLength(2);
+    const vl = JSON.parse(readFileSync(join(dir, "sub", "b.vl.json"), "utf8"));
+    expect(vl.$schema).toMatch(/vega-lite\/v5/);
+    // Every point without errors, three phases each: failed points are left out, not drawn as zero.
+    const clean = report.points.filter((p: { errors: string[] }) => p.errors.length === 0).length;
+    expect(vl.data.values).toHaveLength(3 * clean);
+    expect(vl.data.values[0]).toEqual({
+      layout: "masked",
+      tokens: 1,
+      impl: "switchyard",
+      phase: "dispatch",
+      medianUs: byKey["masked:1:switchyard"].phases.dispatch.median,
+    });
     const text = out.join("");
     expect(text).toMatch(/peer-write 350 \/ 351 GB\/s, NCCL 22805/);
     expect(text.match(/^masked\s+1\s+switchyard/gm)).toHaveLength(2); // live row + final table
