@@ -21,6 +21,7 @@ export * from "./contract/renderC.js";
 export * from "./contract/renderPython.js";
 export * from "./contract/statuses.js";
 export * from "./contract/values.js";
+export * from "./declaredOptions.js";
 export * from "./dtype.js";
 export * from "./errors.js";
 export * from "./hostMemory.js";

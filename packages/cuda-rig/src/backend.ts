@@ -10,12 +10,10 @@ import {
   validateConfig,
 } from "@switchyard/core";
 import {
-  CUDA_COMBINE_WEIGHTS,
   CUDA_LAYOUTS,
-  CUDA_SCALE_FORMATS,
-  checkCombineWeights,
+  CUDA_OPTIONS,
   checkLayout,
-  checkScaleFormat,
+  checkOptions,
   endpointLayout,
   loadNative,
   outputModeFor,
@@ -48,8 +46,7 @@ export function cudaCapabilities(maxRanks = visibleGpuCount()): Capabilities {
     dpGroups: true,
     deterministicRowOrder: true,
     stats: true,
-    scaleFormats: CUDA_SCALE_FORMATS,
-    combineWeights: CUDA_COMBINE_WEIGHTS,
+    ...CUDA_OPTIONS,
   } as const);
 }
 
@@ -87,8 +84,7 @@ export function cudaBackend(options: CudaBackendOptions = {}, name = "cuda"): Ba
     async createSession(config: EpConfig, sessionOptions: SessionOptions = {}): Promise<Session> {
       validateConfig(config);
       checkLayout(config.layout);
-      checkScaleFormat(config);
-      checkCombineWeights(config);
+      checkOptions(config);
       const output = outputModeFor(config, config.layout === "contiguous" ? options.output : undefined);
       const reason = await cudaUnavailableReason();
       if (reason !== null) throw new BackendUnavailableError(name, reason);

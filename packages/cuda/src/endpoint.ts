@@ -17,14 +17,13 @@ import {
   UnsupportedError,
   validateConfig,
 } from "@switchyard/core";
-import { checkCombineWeights } from "./combineWeights.js";
 import { mapNativeError } from "./errors.js";
 import { checkLayout } from "./features.js";
 import type { NativeAddon, NativeEndpoint } from "./native/types.js";
+import { checkOptions } from "./options.js";
 import { type OutputMode, outputModeFor } from "./output.js";
 import { packParams } from "./params.js";
 import type { CudaRuntime } from "./runtime.js";
-import { checkScaleFormat } from "./scaleFormats.js";
 
 /** A device address with its size in bytes where known (a DeviceTensor, a region, or a raw pointer). */
 export interface DeviceRef {
@@ -144,8 +143,7 @@ export class RankEndpoint {
   ): RankEndpoint {
     validateConfig(config);
     checkLayout(config.layout);
-    checkScaleFormat(config);
-    checkCombineWeights(config);
+    checkOptions(config);
     if (config.ranks !== runtime.ranks) {
       throw new InputError(
         runtime.rank,

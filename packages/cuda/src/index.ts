@@ -3,7 +3,6 @@
 // over TCP), the named errors, and the layout the kernels read. The world-level session adapter,
 // workers, checks, bench and fuzzers live in @switchyard/cuda-rig.
 
-export { CUDA_COMBINE_WEIGHTS, checkCombineWeights } from "./combineWeights.js";
 export {
   type CombineRecvArgs,
   type DeviceAddress,
@@ -43,6 +42,7 @@ export {
   tryLoad,
 } from "./native/loader.js";
 export type * from "./native/types.js";
+export { CUDA_OPTIONS, checkOptions } from "./options.js";
 export { OUTPUT_ENV, type OutputMode, outputModeFor, parseOutputMode } from "./output.js";
 export { packParams } from "./params.js";
 export {
@@ -55,5 +55,4 @@ export {
 } from "./rendezvous.js";
 export { CudaRuntime, getUniqueId, type RuntimeOptions, UNIQUE_ID_BYTES } from "./runtime.js";
 export { runtimeOptionsFromEnv } from "./runtimeEnv.js";
-export { CUDA_SCALE_FORMATS, checkScaleFormat } from "./scaleFormats.js";
 export { DeviceTensor } from "./tensor.js";

@@ -1,7 +1,6 @@
 import type { Backend, Capabilities, EpConfig } from "@switchyard/core";
-import { WEBGPU_COMBINE_WEIGHTS } from "./combineWeights.js";
 import { deviceUnavailableReason } from "./device.js";
-import { WEBGPU_SCALE_FORMATS } from "./scaleFormats.js";
+import { WEBGPU_OPTIONS } from "./options.js";
 import { WebGpuSession, type WebGpuSessionOptions } from "./session.js";
 
 /**
@@ -20,8 +19,7 @@ const capabilities: Capabilities = Object.freeze({
   dpGroups: true,
   deterministicRowOrder: true,
   stats: true,
-  scaleFormats: WEBGPU_SCALE_FORMATS,
-  combineWeights: WEBGPU_COMBINE_WEIGHTS,
+  ...WEBGPU_OPTIONS,
 });
 
 /** The protocol's stages as WGSL compute shaders, all ranks simulated on one WebGPU device (Dawn). */

@@ -18,11 +18,10 @@ import {
   validateExpertOut,
   validateRank,
 } from "@switchyard/core";
-import { checkCombineWeights } from "./combineWeights.js";
 import { acquireDevice } from "./device.js";
+import { checkOptions } from "./options.js";
 import { planSession, type SessionPlan } from "./plan.js";
 import { Resources } from "./resources.js";
-import { checkScaleFormat } from "./scaleFormats.js";
 import { kernelsFor } from "./shaders.js";
 import { combineRecv } from "./stages/combineRecv.js";
 import { combineSend } from "./stages/combineSend.js";
@@ -97,8 +96,7 @@ export class WebGpuSession implements Session {
 
   static async create(config: EpConfig, options: WebGpuSessionOptions = {}): Promise<WebGpuSession> {
     validateConfig(config);
-    checkScaleFormat(config);
-    checkCombineWeights(config);
+    checkOptions(config);
     const frozen = Object.freeze({ ...config });
     const handle = await acquireDevice();
     const limits = handle.device.limits;
