@@ -55,8 +55,9 @@ async function checks(
   const only = arg("only", "");
   for (const [i, c] of checkConfigs(ranks, layout).entries()) {
     if (only !== "" && Number(only) !== i) continue;
-    // Protocol version 2's kernels store into peers directly (no put path yet).
-    for (const transport of ["direct"] as const) {
+    // Both transports: stores into every peer's heap, and NVSHMEM puts to every other rank (the
+    // path a peer on another host takes).
+    for (const transport of ["direct", "put"] as const) {
       const r = await runGraphCheck(c, {
         seed: 100 + i,
         transport,

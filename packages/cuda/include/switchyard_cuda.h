@@ -76,7 +76,7 @@ typedef struct sy_error_info {
 
 typedef struct sy_runtime_info {
   int rank, ranks, device, node_ranks, sm_count;
-  int direct_peers; /* peers reachable with plain stores (nvshmem_ptr != NULL), self included */
+  int direct_peers; /* PEs the kernels store to (nvshmem_ptr != NULL), self included; the others take puts */
   int gpu_share;    /* PEs of the world on this PE's GPU, self included (several ranks on one GPU) */
 } sy_runtime_info;
 
@@ -96,7 +96,7 @@ SY_API int sy_abi_version(void);
 /* Choices of a runtime, passed explicitly (versioned: struct_size first). */
 typedef enum sy_transport {
   SY_TRANSPORT_AUTO = 0, /* plain stores to peers NVSHMEM maps (NVLink), puts to the others */
-  SY_TRANSPORT_PUT = 1   /* puts to every peer, NVLink ones too (masked layout only) */
+  SY_TRANSPORT_PUT = 1   /* puts to every other PE, NVLink ones too: the path other hosts take */
 } sy_transport;
 typedef struct sy_runtime_options {
   size_t struct_size;        /* sizeof(sy_runtime_options) as the caller compiled it */

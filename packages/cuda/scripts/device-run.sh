@@ -17,6 +17,9 @@
 # (SWITCHYARD_CUDA_RANKS_PER_GPU=2, no MPS), 4 ranks run under an MPS daemon (mps-on starts it,
 # mps-off stops it; a step that fails leaves it running until mps-off or the end of the script).
 # With N GPUs, steps named *1 / *2 / *4 still put that many ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0).
+# A step named <step>-put runs <step> with SWITCHYARD_TRANSPORT=put (every other rank through NVSHMEM
+# puts: the path a peer on another host takes), its files in $OUT/put/ (e.g. checks-2gpu-put,
+# conformance-deep-2gpu-put, faults-2gpu-put, soak-2gpu-put, bench-2gpu-put).
 # Every step logs to $OUT/<step>.log (what comes back from the GPU machine) and is bounded by `timeout`;
 # all steps together stay within SWITCHYARD_DEADLINE seconds (default 570, under a 600 s limit per command):
 # a step that would not fit is skipped and says so.
@@ -25,6 +28,8 @@ root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
 OUT=${OUT:-/tmp/switchyard-out}
 mkdir -p "$OUT"
+OUT_MAIN=$OUT
+summary=$OUT/summary.txt
 source .gpu/env.sh >"$OUT/env.log" 2>&1
 cat "$OUT/env.log"
 tar xf .gpu/app.tar
@@ -41,7 +46,7 @@ step() { # name timeout command...
   shift 2
   local left=$((deadline - SECONDS - 15))
   if [ "$left" -lt 30 ]; then
-    echo "=== $name: skipped, $((deadline - SECONDS)) s left of the ${deadline} s deadline" | tee -a "$OUT/summary.txt"
+    echo "=== $name: skipped, $((deadline - SECONDS)) s left of the ${deadline} s deadline" | tee -a "$summary"
     status=1
     return 1
   fi
@@ -52,21 +57,21 @@ step() { # name timeout command...
   local rc=$?
   tail -n 30 "$OUT/$name.log"
   echo "=== $name: rc=$rc in $((SECONDS - t0)) s"
-  echo "$name: rc=$rc in $((SECONDS - t0)) s" >>"$OUT/summary.txt"
+  echo "$name${SWITCHYARD_TRANSPORT:+ (transport $SWITCHYARD_TRANSPORT)}: rc=$rc in $((SECONDS - t0)) s" >>"$summary"
   # The checks' verdict lines (PASS / FAIL ...) into the summary too, at most 16 per step.
-  grep -E '^(PASS|FAIL|  (PASS|FAIL)|✓|✗|MET|MISS)' "$OUT/$name.log" 2>/dev/null | cut -c1-300 | tail -n 16 | sed 's/^/  /' >>"$OUT/summary.txt"
+  grep -E '^(PASS|FAIL|  (PASS|FAIL)|✓|✗|MET|MISS)' "$OUT/$name.log" 2>/dev/null | cut -c1-300 | tail -n 16 | sed 's/^/  /' >>"$summary"
   [ $rc = 0 ] || status=1
   return $rc
 }
 mps_on() {
   if [ $mps = 0 ]; then
-    nvidia-cuda-mps-control -d && mps=1 && echo "mps: daemon started" | tee -a "$OUT/summary.txt"
+    nvidia-cuda-mps-control -d && mps=1 && echo "mps: daemon started" | tee -a "$summary"
     sleep 1
   fi
 }
 mps_off() {
   if [ $mps = 1 ]; then
-    echo quit | nvidia-cuda-mps-control && echo "mps: daemon stopped" | tee -a "$OUT/summary.txt"
+    echo quit | nvidia-cuda-mps-control && echo "mps: daemon stopped" | tee -a "$summary"
     mps=0
     sleep 1
   fi
@@ -85,6 +90,14 @@ for s in "$@"; do
   esac
 done
 for s in "${steps[@]}"; do
+  OUT=$OUT_MAIN
+  unset SWITCHYARD_TRANSPORT
+  if [ "${s%-put}" != "$s" ]; then
+    s=${s%-put}
+    export SWITCHYARD_TRANSPORT=put
+    OUT=$OUT_MAIN/put
+    mkdir -p "$OUT"
+  fi
   case $s in
     build) step build 300 env SWITCHYARD_PTXAS_VERBOSE=1 bash packages/cuda/scripts/build-native.sh || exit 1
       grep -E "Compiling entry|registers" "$OUT/build.log" | sed 's/^ptxas info *: //' >"$OUT/registers.log" || true ;;
@@ -172,7 +185,7 @@ for s in "${steps[@]}"; do
           step "stamps-2gpu-$n" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 2 \
             --layouts masked --masked-tokens "$n" --no-baseline &&
             python3 packages/cuda/bench/kernel-times/phases.py --steps 0 "$OUT/stamps-2gpu-$n.log" >"$OUT/stamps-2gpu-$n.md" &&
-            cat "$OUT/stamps-2gpu-$n.md" >>"$OUT/summary.txt"
+            cat "$OUT/stamps-2gpu-$n.md" >>"$summary"
         done ;;
     baseline) step baseline 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" baseline --ranks 2 --json "$OUT/baseline.json" ;;
     abi-fuzz) step abi-fuzz 120 node "$cli" abi-fuzz --iterations 400 --json "$OUT/abi-fuzz.json" ;;
@@ -189,15 +202,27 @@ for s in "${steps[@]}"; do
     pip-install) # pip install / pip wheel of packages/cuda/python in a venv (no network, NVSHMEM from its wheel),
       # then, with no SWITCHYARD_CUDA_LIB / LD_LIBRARY_PATH, the import and the MoE example on GPUs 0 and 1
       step pip-install 540 bash packages/cuda/python/scripts/pip-check.sh ;;
+    cluster-launch) # torchrun and the Node start with the rendezvous on this machine's non-loopback
+      # address, as a multi-host job; puts to the other rank (scripts/cluster-launch.sh); GPUs 0 and 1
+      step cluster-launch 300 env CUDA_VISIBLE_DEVICES=0,1 bash packages/cuda/scripts/cluster-launch.sh ;;
     env-start2 | env-start4) # the Node environment-driven start: N processes as a launcher starts them, one checked step each, both layouts
       n=${s: -1}
       step "$s" 120 bash -c "bash packages/cuda/examples/node/launch-local.sh $n masked && bash packages/cuda/examples/node/launch-local.sh $n contiguous" ;;
-    deepep-test) # DeepEP's own tests/test_low_latency.py, unmodified, from its sources in .gpu/peers/deepep.tar
-      # (../shared/peers/pack.sh), with `import deep_ep` resolving to switchyard_cuda.deep_ep through the shim
-      # and the build step's library; it spawns its 2 processes itself (GPUs 0 and 1), which inherit this environment
-      step deepep-test 240 env CUDA_VISIBLE_DEVICES=0,1 \
+    deepep-test | deepep-test-e256) # DeepEP's own tests/test_low_latency.py, unmodified, from its sources in
+      # .gpu/peers/deepep.tar (../shared/peers/pack.sh), with `import deep_ep` resolving to switchyard_cuda.deep_ep
+      # through the shim and the build step's library; it spawns its 2 processes itself (GPUs 0 and 1), which
+      # inherit this environment. -e256: --num-experts 256 (the default is 288)
+      args="--num-processes 2"
+      [ "$s" = deepep-test-e256 ] && args="$args --num-experts 256"
+      step "$s" 240 env CUDA_VISIBLE_DEVICES=0,1 \
         SWITCHYARD_CUDA_LIB="$root/packages/cuda/build/libswitchyard_cuda.so" \
         PYTHONPATH="$root/packages/cuda/python/deep_ep_shim:$root/packages/cuda/python" \
+        bash -c 'd=$(mktemp -d) && tar xf .gpu/peers/deepep.tar -C "$d" && cd "$d/deepep/tests" &&
+          python3 -c "import deep_ep; print(\"deep_ep resolves to\", deep_ep.__name__, deep_ep.__file__)" &&
+          python3 test_low_latency.py '"$args" ;;
+    deepep-control) # the same test against DeepEP itself (peers-build first), in the same call: the control
+      step deepep-control 240 env CUDA_VISIBLE_DEVICES=0,1 \
+        PYTHONPATH="/tmp/peers/deepep:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
         bash -c 'd=$(mktemp -d) && tar xf .gpu/peers/deepep.tar -C "$d" && cd "$d/deepep/tests" &&
           python3 -c "import deep_ep; print(\"deep_ep resolves to\", deep_ep.__name__, deep_ep.__file__)" &&
           python3 test_low_latency.py --num-processes 2' ;;
@@ -210,9 +235,10 @@ for s in "${steps[@]}"; do
         -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;
     pack) # at most 8 files come back from the GPU machine: logs and JSON into one archive; the
       # bench's JSON and SVG and the summary stay beside it
-      (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json 2>/dev/null &&
+      (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json $(ls -d put 2>/dev/null) 2>/dev/null &&
         find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
-          ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' ! -name 'bench-2gpu-fp8.json' ! -name 'bench-2gpu-fp8.svg' -delete) ;;
+          ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' ! -name 'bench-2gpu-fp8.json' ! -name 'bench-2gpu-fp8.svg' -delete &&
+        rm -rf put) ;;
     *) echo "unknown step $s"; status=1 ;;
   esac
 done

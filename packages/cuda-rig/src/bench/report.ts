@@ -95,6 +95,8 @@ export interface BenchReport {
     graphs: boolean;
     sms: number;
     baseline: boolean;
+    /** How Switchyard's rows reach the other ranks: stores where NVSHMEM maps a peer ("auto"), or puts to every other rank ("put"). */
+    transport?: "auto" | "put";
     /** --peers, expanded (absent in reports written before the peers were measured). */
     peers?: PeerImpl[];
   };

@@ -190,6 +190,7 @@ export async function runBench(argv: string[], options: RunBenchOptions = {}): P
       sms: o.sms,
       baseline: o.baseline,
       peers: o.peers,
+      transport: workers.native?.transport ?? "auto",
     },
     nvlink: { peerWriteGBps: [], minGBps: null, bytesPerPeer: 0 },
     nccl: { version: null, available: false, reason: o.baseline ? null : "--no-baseline" },

@@ -1,6 +1,6 @@
 """One MoE layer over Switchyard, checked against a plain torch reference.
 
-    torchrun --nproc-per-node 4 examples/moe_layer.py [--layout contiguous] [--graph]
+    torchrun --nproc-per-node 4 examples/moe_layer.py [--layout contiguous] [--graph] [--transport put]
 
 router (softmax top-k) -> dispatch -> grouped-GEMM stand-in (one [H, H] matrix per expert,
 applied to every row of the expert's block) -> combine, then y is compared with
@@ -33,6 +33,12 @@ def main() -> None:
     ap.add_argument("--layout", default="masked", choices=["masked", "contiguous"])
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--graph", action="store_true", help="capture the layer into a CUDA graph and replay it")
+    ap.add_argument(
+        "--transport",
+        default="auto",
+        choices=["auto", "put"],
+        help="put: NVSHMEM puts to every other rank, as to a peer on another host (default: stores where NVLink maps it)",
+    )
     args = ap.parse_args()
     # NCCL refuses several processes on one GPU; the bootstrap only broadcasts the unique id, so gloo serves there.
     shared = int(os.environ.get("WORLD_SIZE", "1")) > torch.cuda.device_count()
@@ -44,7 +50,7 @@ def main() -> None:
     layout = compute_layout(config)
     if rank == 0:
         print(layout.describe())
-    rt = Runtime.from_torch_distributed(symmetric_bytes=layout.symmetric_bytes)
+    rt = Runtime.from_torch_distributed(symmetric_bytes=layout.symmetric_bytes, transport=args.transport)
     ep = Endpoint(rt, config, timeout_ms=20_000)
     gen = torch.Generator(device="cuda").manual_seed(1234)  # same experts on every rank
     w_all = torch.randn(config.experts, config.hidden, config.hidden, device="cuda", generator=gen) / config.hidden**0.5
@@ -74,7 +80,7 @@ def main() -> None:
     ref = (w.unsqueeze(-1) * per_slot.to(torch.bfloat16).float()).sum(1)
     err = (y.float() - ref).abs().max().item()
     ok = torch.allclose(y.float(), ref, atol=3e-2, rtol=3e-2)
-    print(f"rank {rank}: {args.layout}{' graph' if args.graph else ''} max |y - ref| = {err:.3e} {'PASS' if ok else 'FAIL'}")
+    print(f"rank {rank}: {args.layout}{' graph' if args.graph else ''}{' put' if args.transport == 'put' else ''} max |y - ref| = {err:.3e} {'PASS' if ok else 'FAIL'}")
     dist.barrier()
     ep.destroy()
     rt.destroy()

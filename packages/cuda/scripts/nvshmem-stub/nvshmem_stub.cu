@@ -20,6 +20,7 @@ void nvshmem_barrier_all(void) {}
 void nvshmemx_barrier_all_on_stream(cudaStream_t) {}
 __host__ __device__ void nvshmem_quiet(void) {}
 __host__ __device__ void nvshmem_fence(void) {}
+__device__ void nvshmem_putmem_nbi(void*, const void*, size_t, int) {}
 __device__ void nvshmemx_putmem_nbi_block(void*, const void*, size_t, int) {}
 __device__ void nvshmemx_putmem_nbi_warp(void*, const void*, size_t, int) {}
 __device__ void nvshmem_uint32_atomic_set(uint32_t*, uint32_t, int) {}

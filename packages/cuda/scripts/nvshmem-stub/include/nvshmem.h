@@ -36,6 +36,7 @@ void nvshmem_barrier_all(void);
 void nvshmemx_barrier_all_on_stream(cudaStream_t stream);
 __host__ __device__ void nvshmem_quiet(void);
 __host__ __device__ void nvshmem_fence(void);
+__device__ void nvshmem_putmem_nbi(void* dest, const void* source, size_t bytes, int pe);
 __device__ void nvshmemx_putmem_nbi_block(void* dest, const void* source, size_t bytes, int pe);
 __device__ void nvshmemx_putmem_nbi_warp(void* dest, const void* source, size_t bytes, int pe);
 __device__ void nvshmem_uint32_atomic_set(uint32_t* dest, uint32_t value, int pe);

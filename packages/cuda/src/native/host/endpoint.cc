@@ -73,33 +73,47 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
   SY_REQUIRE(p.ranks() <= rt->ranks, "sy_endpoint_create: config has " << p.ranks() << " ranks, the runtime " << rt->ranks);
   // Refused before the collective allocation, from facts every rank shares.
   checkSupported(p);
-  if (rt->forcePuts || rt->directPeers != rt->ranks) {
-    SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: protocol version 2's kernels need every peer reachable with "
-                                 "stores (one host: NVLink or the same GPU); "
-                                 << rt->directPeers << " of " << rt->ranks
-                                 << " PEs are (SWITCHYARD_TRANSPORT=put or other hosts: no put path yet)");
-  }
+  // The put path's outbox, beside the heap in the same collective allocation: every PE asks for
+  // the same size (the transport is the same on every rank, and a PE some peer cannot reach with
+  // stores is in a world with another host, where no PE reaches every peer).
+  const bool puts = rt->forcePuts || rt->directPeers != rt->ranks;
+  const uint64_t heapBytes = (symmetricBytes + 255) / 256 * 256;
+  const uint64_t outboxBytes = puts ? outboxBytesOf(p) : 0;
   const int R = p.ranks();
   auto* ep = new sy_endpoint();
   ep->rt = rt;
   ep->symmetricBytes = symmetricBytes;
   try {
     // Collective: every rank asks for the same size, then zeroes its heap before anyone writes.
-    uint8_t* heap = static_cast<uint8_t*>(nvshmem_malloc(symmetricBytes));
+    uint8_t* heap = static_cast<uint8_t*>(nvshmem_malloc(heapBytes + outboxBytes));
     if (heap == nullptr) {
-      SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(" << symmetricBytes
+      SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(" << heapBytes + outboxBytes
                                                  << ") failed: raise NVSHMEM_SYMMETRIC_SIZE or lower maxTokensPerRank");
     }
     ep->ctx.heap = heap;
-    // Config rank r is PE r; PEs past the config's ranks only take part in the collectives.
+    ep->outboxBytes = outboxBytes;
+    // Config rank r is PE r; PEs past the config's ranks only take part in the collectives. A
+    // peer's base is null where its heap is not mapped here (or the put transport is forced): the
+    // kernels put to it (kernels/put.cuh). This PE always stores to itself.
     std::vector<uint8_t*> peers(R, nullptr);
-    for (int pe = 0; pe < R; ++pe) peers[pe] = static_cast<uint8_t*>(nvshmem_ptr(heap, pe));
+    for (int pe = 0; pe < R; ++pe) {
+      const bool forced = rt->forcePuts && pe != rt->rank;
+      peers[pe] = forced ? nullptr : static_cast<uint8_t*>(nvshmem_ptr(heap, pe));
+      if (peers[pe] == nullptr) ++ep->putPeers;
+    }
+    if (ep->putPeers > 0 && outboxBytes == 0) {
+      SY_THROW(SY_ERR_UNSUPPORTED, "sy_endpoint_create: PE " << rt->rank << " cannot reach " << ep->putPeers
+                                                             << " peer(s) with stores, yet every PE reached all "
+                                                                "of theirs when the runtime was created");
+    }
+    ep->ctx.puts = ep->putPeers > 0;
+    if (outboxBytes > 0) ep->ctx.out = outboxOf(p, heap + heapBytes);
     ep->bystander = rt->rank >= R;
     SY_CHECK_CUDA(cudaMalloc(&ep->dPeers, sizeof(uint8_t*) * R));
     SY_CHECK_CUDA(cudaMemcpy(ep->dPeers, peers.data(), sizeof(uint8_t*) * R, cudaMemcpyHostToDevice));
     ep->ctx.peers = ep->dPeers;
     SY_CHECK_CUDA(cudaMalloc(&ep->ctx.state, sizeof(SyState)));
-    ep->deviceBytes = symmetricBytes + sizeof(SyState) + sizeof(uint8_t*) * R;
+    ep->deviceBytes = heapBytes + outboxBytes + sizeof(SyState) + sizeof(uint8_t*) * R;
     ep->ctx.p = p;
     allocBuffers(ep);
     SY_CHECK_CUDA(cudaMemset(heap, 0, symmetricBytes));

@@ -26,6 +26,10 @@ struct sy_endpoint {
   int wave = 1;
   int blocksPerSm = 1;
   uint8_t** dPeers = nullptr;
+  /// Peers this PE reaches with NVSHMEM puts (kernels/put.cuh), and the outbox they take (bytes
+  /// after the heap in its allocation; 0 when the world stores to every peer).
+  int putPeers = 0;
+  uint64_t outboxBytes = 0;
   /// One device allocation holding ctx.t and ctx.plan's arrays.
   void* scratch = nullptr;
   /// Set after a receive stage failed: later phases are refused with it (the step is lost).
@@ -70,6 +74,9 @@ uint64_t localBytesOf(const SyParams& p);
 /// Throws SY_ERR_UNSUPPORTED for configs the kernels cannot take (checked before allocating).
 void checkSupported(const SyParams& p);
 void allocBuffers(sy_endpoint* ep);
+/// The put path's outbox (kernels/params.cuh SyOutbox): its bytes for a config, and its arrays at `base`.
+uint64_t outboxBytesOf(const SyParams& p);
+SyOutbox outboxOf(const SyParams& p, uint8_t* base);
 void freeBuffers(sy_endpoint* ep);
 void setBlocks(sy_endpoint* ep, int blocks);
 /// The contiguous SM budget: SWITCHYARD_CONTIGUOUS_BLOCKS or 24, at most the SM count.

@@ -50,6 +50,50 @@ void checkSupported(const SyParams& p) {
   }
 }
 
+namespace {
+
+uint64_t align256(uint64_t n) { return (n + 255) / 256 * 256; }
+
+/// Byte offsets of the outbox's dispatch arrays (rows, scales, routes, counts, destRow) and its end.
+struct OutboxPlan {
+  uint64_t rows, scales, routes, counts, destRow, dispatchEnd, combineEnd;
+};
+
+OutboxPlan outboxPlan(const SyParams& p) {
+  const uint64_t R = p.ranks(), M = p.maxTokens(), S = p.scalesPerRow(), W = p.routeWords();
+  const uint64_t words = p.contiguous() ? p.experts() : p.localExperts();
+  OutboxPlan o{};
+  o.rows = 0;
+  o.scales = align256(o.rows + R * M * p.rowBytes());
+  o.routes = align256(o.scales + R * M * S * 4);
+  o.counts = align256(o.routes + R * M * W * 4);
+  o.destRow = align256(o.counts + R * words * 4);
+  o.dispatchEnd = align256(o.destRow + R * M * 4);
+  // Combine send: a row a record (R * M at most), J of them a record with the weights at home.
+  const uint64_t perRecord = p.combineAtHome() ? static_cast<uint64_t>(p.slotsPerRank()) : 1;
+  o.combineEnd = align256(R * M * perRecord * p.hidden() * 2);
+  return o;
+}
+
+}  // namespace
+
+uint64_t outboxBytesOf(const SyParams& p) {
+  const OutboxPlan o = outboxPlan(p);
+  return std::max(o.dispatchEnd, o.combineEnd);
+}
+
+SyOutbox outboxOf(const SyParams& p, uint8_t* base) {
+  const OutboxPlan o = outboxPlan(p);
+  SyOutbox out{};
+  out.rows = base + o.rows;
+  out.scales = reinterpret_cast<float*>(base + o.scales);
+  out.routes = reinterpret_cast<int32_t*>(base + o.routes);
+  out.counts = reinterpret_cast<uint32_t*>(base + o.counts);
+  out.destRow = reinterpret_cast<int32_t*>(base + o.destRow);
+  out.combine = reinterpret_cast<uint16_t*>(base);  // shares the bytes: the send stages never overlap
+  return out;
+}
+
 void allocBuffers(sy_endpoint* ep) {
   const SyParams& p = ep->ctx.p;
   const uint64_t R = p.ranks(), L = p.localExperts(), E = p.experts(), M = p.maxTokens(), K = p.topK();

@@ -22,7 +22,7 @@ void getUniqueId(uint8_t* out) {
 namespace {
 
 int countDirectPeers(const sy_runtime* rt) {
-  if (rt->forcePuts) return 0;
+  if (rt->forcePuts) return 1;  // itself only
   // nvshmem_ptr on a symmetric probe: non-null means plain loads/stores reach that PE.
   void* probe = nvshmem_malloc(256);
   if (probe == nullptr) SY_THROW(SY_ERR_NVSHMEM, "nvshmem_malloc(256) failed");

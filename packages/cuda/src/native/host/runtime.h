@@ -14,7 +14,7 @@ struct sy_runtime {
   int nodeRanks = 0;
   int smCount = 0;
   int directPeers = 0;     // PEs reachable with plain stores (nvshmem_ptr != NULL), self included
-  bool forcePuts = false;  // sy_runtime_options.transport SY_TRANSPORT_PUT: refused (version 2 has no put path)
+  bool forcePuts = false;  // sy_runtime_options.transport SY_TRANSPORT_PUT: every other PE through puts
   /// PEs of this world on this rank's GPU, itself included (several ranks on one GPU: the stage
   /// kernels' grids shrink so that every PE's kernels fit at once, since they wait for each other).
   int gpuShare = 1;

@@ -19,6 +19,7 @@
 #include "launch.h"
 #include "records.cuh"
 #include "phase_clock.cuh"
+#include "put.cuh"
 #include "stage.cuh"
 #include "weighted_sum.cuh"
 
@@ -29,35 +30,59 @@ constexpr int kThreads = kStageThreads;
 constexpr int kOutPerPiece = 512;  // outputs of one work item: two 8-wide vectors a lane
 constexpr int kPairShared = 2048;  // pairStart entries (L * R = experts) held in shared memory
 
+/// Where combine send's row for home h goes: h's combineX (stores), or, for a put peer, this
+/// rank's outbox row `staged` (put to h after the warp wrote it: putStaged).
+template <bool kPuts>
+__device__ inline uint16_t* combineRow(const SyCtx& c, int h, uint64_t dst, uint16_t* staged) {
+  return isPutPeer<kPuts>(c, h) ? staged : reinterpret_cast<uint16_t*>(c.peers[h] + c.p.offset(R_COMBINE_X)) + dst;
+}
+
+/// Warp-collective: outputs [h0, h1) of the staged row to combineX element `dst` on every put peer
+/// of the homes [group, group + dp).
+template <bool kPuts>
+__device__ inline void putStaged(const SyCtx& c, int group, uint64_t dst, const uint16_t* staged, int h0, int h1) {
+  if (!kPuts || h1 <= h0) return;
+  __syncwarp();
+  for (int h = group; h < group + c.p.dpSize(); ++h) {
+    if (!isPutPeer<kPuts>(c, h)) continue;
+    putRangeWarp(c.heap + c.p.offset(R_COMBINE_X) + (dst + h0) * 2, staged + h0, static_cast<uint64_t>(h1 - h0) * 2, h);
+  }
+}
+
 /// Weights at home: the record's entries (lane i: entry i's output row and its token slot) copied
 /// unweighted, chunks [c0, c1) of 512 outputs, to combineX[t][slot] on every rank of the source's
-/// DP group (16-byte vectors when rows allow, else 2-byte elements).
+/// DP group (16-byte vectors when rows allow, else 2-byte elements). Put peers: through the
+/// outbox rows [q][i] of record q.
+template <bool kPuts>
 __device__ inline void homeRows(const SyCtx& c, const uint16_t* expertOut, uint64_t row, int slot, int n, int t,
-                                      int group, int c0, int c1, int lane) {
+                                      int group, int c0, int c1, int lane, uint64_t q) {
   const SyParams& p = c.p;
-  const int H = p.hidden(), K = p.topK(), dp = p.dpSize();
+  const int H = p.hidden(), K = p.topK(), dp = p.dpSize(), J = p.slotsPerRank();
   const int h1 = min(H, c1 * kOutPerPiece);
   const bool vec = (H % 8) == 0 && (reinterpret_cast<uint64_t>(expertOut) & 15) == 0;
   for (int i = 0; i < n; ++i) {
     const uint16_t* src = expertOut + __shfl_sync(kFullMask, row, i) * H;
     const uint64_t dst = (static_cast<uint64_t>(t) * K + __shfl_sync(kFullMask, slot, i)) * H;
+    uint16_t* staged = kPuts ? c.out.combine + (q * J + i) * H : nullptr;
     if (vec) {
       for (int h0 = c0 * kOutPerPiece + lane * 8; h0 < h1; h0 += 256) {
         const uint4 v = *reinterpret_cast<const uint4*>(src + h0);
         for (int h = group; h < group + dp; ++h) {
-          *reinterpret_cast<uint4*>(reinterpret_cast<uint16_t*>(c.peers[h] + p.offset(R_COMBINE_X)) + dst + h0) = v;
+          *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dst, staged) + h0) = v;
         }
       }
     } else {
       for (int h0 = c0 * kOutPerPiece + lane; h0 < h1; h0 += 32) {
         const uint16_t v = src[h0];
-        for (int h = group; h < group + dp; ++h) reinterpret_cast<uint16_t*>(c.peers[h] + p.offset(R_COMBINE_X))[dst + h0] = v;
+        for (int h = group; h < group + dp; ++h) combineRow<kPuts>(c, h, dst, staged)[h0] = v;
       }
     }
+    putStaged<kPuts>(c, group, dst, staged, c0 * kOutPerPiece, h1);
   }
 }
 constexpr int kWarps = kThreads / kWarp;
 
+template <bool kPuts>
 __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uint16_t* expertOut) {
   const SyParams& p = c.p;
   const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), H = p.hidden(), dp = p.dpSize();
@@ -92,12 +117,12 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     // A record's head and this lane's entry, loaded one item ahead: the next record's loads are
     // in flight while this record is summed (its decode is a dependent global load otherwise).
     struct Rec {
-      int t, n, s, c0, c1, ee, idx;
+      int t, n, s, c0, c1, ee, idx, q;
       float w;  ///< the entry's weight; with weights at home (records carry none) its slot's bits
     };
     const bool home = p.combineAtHome();
     const auto fetch = [&](uint64_t it) {
-      Rec r{0, 0, 0, 0, 0, 0, 0, 0.0f};
+      Rec r{0, 0, 0, 0, 0, 0, 0, 0, 0.0f};
       if (it >= items) return r;
       const int q = static_cast<int>(it / spans);
       const int span = static_cast<int>(it % spans);
@@ -113,6 +138,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
         }
       }
       const int j = q - sRecStart[r.s];
+      r.q = q;
       // The record: head and this lane's entry loaded together (entries past n are never used).
       const int32_t* rec = reinterpret_cast<const int32_t*>(routes) + (static_cast<uint64_t>(r.s) * M + j) * W;
       r.t = rec[0];
@@ -132,15 +158,17 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
       const Rec cur = next;
       next = fetch(item + stride);
       const int t = cur.t, n = cur.n, s = cur.s, c0 = cur.c0, c1 = cur.c1, ee = cur.ee, idx = cur.idx;
+      const uint64_t q = static_cast<uint64_t>(cur.q);
       float w = cur.w;
       const uint64_t row = lane < n ? static_cast<uint64_t>((pairShared ? sPair[ee * R + s] : c.t.pairStart[ee * R + s]) + idx) : 0;
       if (lane >= n) w = 0.0f;
       const int group = s / dp * dp;
       if (home) {  // each entry's row, unweighted, to its (token, slot) row on every home of the group
-        homeRows(c, expertOut, row, __float_as_int(w), n, t, group, c0, c1, lane);
+        homeRows<kPuts>(c, expertOut, row, __float_as_int(w), n, t, group, c0, c1, lane, q);
         continue;
       }
       const uint64_t dstRow = (static_cast<uint64_t>(c.rank) * M + t) * H;
+      uint16_t* staged = kPuts ? c.out.combine + q * H : nullptr;  // put peers: outbox row q
       if (vec && n <= 8) {  // the common case (J <= 8): pipelined over 256-output stages
         float w8[8];
         uint32_t rows[8];
@@ -151,11 +179,9 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
         }
         const auto src = [&](int u) { return expertOut + static_cast<uint64_t>(rows[u]) * H; };
         pipelinedSums<true>(n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, w8, src, [&](int h0, uint4 out) {
-          for (int h = group; h < group + dp; ++h) {
-            *reinterpret_cast<uint4*>(reinterpret_cast<uint16_t*>(c.peers[h] + p.offset(R_COMBINE_X)) + dstRow + h0) =
-                out;
-          }
+          for (int h = group; h < group + dp; ++h) *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dstRow, staged) + h0) = out;
         });
+        putStaged<kPuts>(c, group, dstRow, staged, c0 * kOutPerPiece, min(H, c1 * kOutPerPiece));
         continue;
       }
       for (int ch = c0; ch < c1; ++ch) {  // more than 8 entries, or rows not 16-byte aligned
@@ -171,15 +197,15 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
             }
             if (h0 >= end) continue;
             const uint16_t out = floatToBf16(acc);
-            for (int h = group; h < group + dp; ++h) {
-              reinterpret_cast<uint16_t*>(c.peers[h] + p.offset(R_COMBINE_X))[dstRow + h0] = out;
-            }
+            for (int h = group; h < group + dp; ++h) combineRow<kPuts>(c, h, dstRow, staged)[h0] = out;
           }
         }
       }
+      putStaged<kPuts>(c, group, dstRow, staged, c0 * kOutPerPiece, min(H, c1 * kOutPerPiece));
     }
   }
 
+  completeBlockPuts<kPuts>(c);
   SY_CLOCK_MARK;  // 2: warp 0's partials
   const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND);
   SY_CLOCK_MARK;  // 3: every warp's, fenced
@@ -192,6 +218,10 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
     uint32_t sent = 0;
     for (int s = group; s < group + dp; ++s) sent += static_cast<uint32_t>(__ldcg(&c.t.records[s]));
     if (c.stats.combineSent != nullptr) c.stats.combineSent[h] = sent;
+    if (isPutPeer<kPuts>(c, h)) {
+      putSignal(reinterpret_cast<uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL)) + c.rank, encodeSignal(epoch, sent), h);
+      continue;
+    }
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[h] + p.offset(R_COMBINE_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, sent));
   }
@@ -205,7 +235,7 @@ cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int budge
   const uint64_t most = static_cast<uint64_t>(p.ranks()) * p.maxTokens() *
                         ((p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
   const int blocks = stageBlocks(ctx, most, budget);
-  combineSendKernel<<<blocks, kThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(expertOut));
+  (ctx.puts ? combineSendKernel<true> : combineSendKernel<false>)<<<blocks, kThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(expertOut));
   return cudaGetLastError();
 }
 

@@ -24,6 +24,7 @@
 #include "launch.h"
 #include "payload.cuh"
 #include "plan.cuh"
+#include "put.cuh"
 #include "records.cuh"
 #include "phase_clock.cuh"
 #include "stage.cuh"
@@ -34,6 +35,7 @@ namespace {
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
+template <bool kPuts>
 __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const uint8_t* x, const float* xScales,
                                                                const int32_t* topkIdx, const float* topkWeights, int T,
                                                                int chunk) {
@@ -68,10 +70,12 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   }
   const bool oneStage = t1 - t0 <= kPlanStage;
   int* sEntries = sPlan + planSmemBytes(E, R, K) / 4;
+  int* sRecRange = sEntries + planEntriesSmemBytes(K) / 4;  // [2R] put path: the chunk's records to each rank
   bool failed = __syncthreads_or(hasError(c.state));  // block-uniform
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
   const bool lastChunk = blockIdx.x == gridDim.x - 1;
-  if (!failed) failed = !planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan, oneStage ? sEntries : nullptr);
+  if (!failed) failed = !planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan, oneStage ? sEntries : nullptr,
+                                     kPuts ? sRecRange : nullptr);
 
   if (!failed) {
     SY_CLOCK_MARK;  // 1: the plan
@@ -80,8 +84,13 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
       // the stage's end only fences and releases dispatchSignal (the receiver acquires it first).
       for (int i = threadIdx.x; i < R * L; i += kThreads) {
         const int d = i / L, e = i % L;
+        const uint32_t word = encodeSignal(epoch, static_cast<uint32_t>(sPlan[d * L + e]));
+        if (isPutPeer<kPuts>(c, d)) {  // put with the signal by the stage's last block
+          c.out.counts[i] = word;
+          continue;
+        }
         uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_COUNT_SIGNAL)) + c.rank * L + e;
-        stRelaxedSys(sig, encodeSignal(epoch, static_cast<uint32_t>(sPlan[d * L + e])));
+        stRelaxedSys(sig, word);
       }
     }
     SY_CLOCK_MARK;  // 2: the count words
@@ -100,13 +109,20 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
       const int index = !slot ? 0 : oneStage ? se[0] : c.plan.entryIndex[at];
       const TokenSlots s = tokenSlotsOf(ex, L, lane);
       const int j = jv;
-      // Every destination's record slot [rank][j]: one row per destination rank.
+      // Every destination's record slot [rank][j]: one row per destination rank (a put peer's in
+      // this rank's outbox at [d][j]).
       auto each = [&](auto&& fn) {
         for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
           const int l = __ffs(m) - 1;
           const int d = __shfl_sync(kFullMask, s.ex, l) / L;
-          const uint64_t slot = static_cast<uint64_t>(c.rank) * M + __shfl_sync(kFullMask, j, l);
+          const int jl = __shfl_sync(kFullMask, j, l);
           uint8_t* peer = c.peers[d];
+          if (isPutPeer<kPuts>(c, d)) {
+            const uint64_t slot = static_cast<uint64_t>(d) * M + jl;
+            fn(c.out.rows + slot * rowBytes, c.out.scales + slot * S);
+            continue;
+          }
+          const uint64_t slot = static_cast<uint64_t>(c.rank) * M + jl;
           fn(peer + p.offset(R_DISPATCH_X) + slot * rowBytes,
              reinterpret_cast<float*>(peer + p.offset(R_DISPATCH_SCALES)) + slot * S);
         }
@@ -116,12 +132,29 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
         for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
           const int l = __ffs(m) - 1;
           const int d = __shfl_sync(kFullMask, s.ex, l) / L;
-          int32_t* rec = recordAt(c.peers[d] + p.offset(R_DISPATCH_ROUTES), c.rank, __shfl_sync(kFullMask, j, l), M, W);
+          const int jl = __shfl_sync(kFullMask, j, l);
+          int32_t* rec = isPutPeer<kPuts>(c, d) ? recordAt(reinterpret_cast<uint8_t*>(c.out.routes), d, jl, M, W)
+                                         : recordAt(c.peers[d] + p.offset(R_DISPATCH_ROUTES), c.rank, jl, M, W);
           writeRecord(rec, t, s, l, lane, L, index, w);
         }
       }
     }
+    if (kPuts) {  // the chunk's records to each put peer: one range of each region, rows coalesced
+      __syncthreads();
+      for (int d = 0; d < R; ++d) {
+        if (!isPutPeer<kPuts>(c, d)) continue;
+        const int j0 = sRecRange[d], n = sRecRange[R + d] - j0;
+        if (n <= 0) continue;
+        const uint64_t from = static_cast<uint64_t>(d) * M + j0, to = static_cast<uint64_t>(c.rank) * M + j0;
+        putRange(c.heap + p.offset(R_DISPATCH_X) + to * rowBytes, c.out.rows + from * rowBytes, n * rowBytes, d);
+        putRange(c.heap + p.offset(R_DISPATCH_SCALES) + to * S * 4, c.out.scales + from * S,
+                 static_cast<uint64_t>(n) * S * 4, d);
+        putRange(c.heap + p.offset(R_DISPATCH_ROUTES) + to * W * 4, c.out.routes + from * W,
+                 static_cast<uint64_t>(n) * W * 4, d);
+      }
+    }
   }
+  completeBlockPuts<kPuts>(c);
 
   SY_CLOCK_MARK;  // 3: warp 0's rows and records
   const bool last = lastBlockDone(c.state, DONE_SEND);
@@ -135,6 +168,12 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   for (int d = threadIdx.x; d < R; d += kThreads) {
     const uint32_t records = static_cast<uint32_t>(__ldcg(&totals[E + d]));
     if (c.stats.dispatchSent != nullptr) c.stats.dispatchSent[d] = records;
+    if (isPutPeer<kPuts>(c, d)) {  // the count words (written by the last chunk's block), then the signal
+      nvshmem_putmem_nbi(c.heap + p.offset(R_COUNT_SIGNAL) + static_cast<uint64_t>(c.rank) * L * 4, c.out.counts + d * L,
+                         static_cast<uint64_t>(L) * 4, d);
+      putSignal(reinterpret_cast<uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL)) + c.rank, encodeSignal(epoch, records), d);
+      continue;
+    }
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
     stReleaseSys(sig, encodeSignal(epoch, records));
   }
@@ -156,17 +195,19 @@ cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* sca
   int blocks = stageBlocks(ctx, items, 0);
   const int chunk = chunkTokens(numTokens, blocks);
   blocks = numTokens > 0 ? (numTokens + chunk - 1) / chunk : 1;  // every block has tokens; the last ends at T
-  const int smem = planSmemBytes(p.experts(), p.ranks(), p.topK()) + planEntriesSmemBytes(p.topK());
-  cudaError_t rc = cudaFuncSetAttribute(dispatchSendKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  const int smem = planSmemBytes(p.experts(), p.ranks(), p.topK()) + planEntriesSmemBytes(p.topK()) +
+                   (ctx.puts ? 8 * p.ranks() : 0);
+  auto kernel = ctx.puts ? dispatchSendKernel<true> : dispatchSendKernel<false>;
+  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != cudaSuccess) return rc;
-  dispatchSendKernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x),
+  kernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x),
                                                          p.inputFp8() ? scales : nullptr, topkIdx, topkWeights,
                                                          numTokens, chunk);
   return cudaGetLastError();
 }
 
 cudaError_t stageOccupancy(int* blocksPerSm) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, dispatchSendKernel, kThreads, 8192);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, dispatchSendKernel<true>, kThreads, 8192);
 }
 
 }  // namespace sy

@@ -24,6 +24,7 @@
 #include "launch.h"
 #include "payload.cuh"
 #include "plan.cuh"
+#include "put.cuh"
 #include "records.cuh"
 #include "stage.cuh"
 
@@ -38,14 +39,18 @@ constexpr int kWarps = kThreads / kWarp;
 constexpr int kSummedRanks = 64;
 
 /// Dynamic shared memory: the plan's, and after it first[E], total[E], a scan buffer [L], its
-/// scratch and the (source, destination) row sums [R, R] (R <= kSummedRanks).
-int contigSendSmem(const SyParams& p) {
+/// scratch and the (source, destination) row sums [R, R] (R <= kSummedRanks); then, with put
+/// peers, the chunk's record ranges [2R] (plan.cuh).
+__host__ __device__ inline int contigSendReused(const SyParams& p) {
   const int plan = planSmemBytes(p.experts(), p.ranks(), p.topK());
   const int R = p.ranks();
   const int bases = 4 * (2 * p.experts() + p.localExperts() + 33 + (R <= kSummedRanks ? R * R : 0));
   return plan > bases ? plan : bases;
 }
 
+int contigSendSmem(const SyCtx& c) { return contigSendReused(c.p) + (c.puts ? 8 * c.p.ranks() : 0); }
+
+template <bool kPuts>
 __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint8_t* x, const float* xScales,
                                                              const int32_t* topkIdx, const float* topkWeights, int T,
                                                              int chunk) {
@@ -60,15 +65,30 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   const bool lastChunk = blockIdx.x == gridDim.x - 1;
   bool ok = !__syncthreads_or(hasError(c.state));  // block-uniform
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
-  if (ok) ok = planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem);
+  int* sRecRange = sMem + contigSendReused(p) / 4;  // [2R] put path
+  if (ok) ok = planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem, nullptr, kPuts ? sRecRange : nullptr);
 
   if (ok) {
     if (lastChunk) {
       // sMem[0, E) holds this rank's totals per expert, sMem[E, E + R) its records per rank.
       for (int i = threadIdx.x; i < R * E; i += kThreads) {
         const int d = i / E, ex = i % E;
+        const uint32_t word = encodeSignal(epoch, static_cast<uint32_t>(sMem[ex]));  // the words are their own data
+        if (isPutPeer<kPuts>(c, d)) {
+          c.out.counts[i] = word;
+          continue;
+        }
         uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_COUNT_SIGNAL)) + c.rank * E + ex;
-        stRelaxedSys(sig, encodeSignal(epoch, static_cast<uint32_t>(sMem[ex])));  // the words are their own data
+        stRelaxedSys(sig, word);
+      }
+      if (kPuts) {  // put peers: the E words at once (each is its own signal: no fence, no order)
+        __syncthreads();
+        for (int d = 0; d < R; ++d) {
+          if (!isPutPeer<kPuts>(c, d)) continue;
+          putRange(c.heap + p.offset(R_COUNT_SIGNAL) + static_cast<uint64_t>(c.rank) * E * 4, c.out.counts + d * E,
+                   static_cast<uint64_t>(E) * 4, d);
+        }
+        completeBlockPuts<kPuts>(c);  // delivered now: every rank waits for them
       }
       for (int d = threadIdx.x; d < R && c.stats.dispatchSent != nullptr; d += kThreads) {
         c.stats.dispatchSent[d] = static_cast<uint32_t>(sMem[E + d]);
@@ -151,12 +171,18 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
       const float w = slot ? topkWeights[at] : 0.0f;
       const TokenSlots s = tokenSlotsOf(ex, L, lane);
       const int row = s.ex >= 0 ? first[s.ex] + index : 0;  // this entry's final row on its rank
-      // Other ranks: the row of the record's first entry. This rank: every entry's row.
+      // Other ranks: the row of the record's first entry. This rank: every entry's row. A put
+      // peer's row goes to this rank's outbox at [d][j] (put after the chunk, below).
       auto each = [&](auto&& fn) {
         for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
           const int l = __ffs(m) - 1;
           const int d = __shfl_sync(kFullMask, s.ex, l) / L;
           uint8_t* peer = c.peers[d];
+          if (isPutPeer<kPuts>(c, d)) {
+            const uint64_t slot = static_cast<uint64_t>(d) * M + __shfl_sync(kFullMask, jv, l);
+            fn(c.out.rows + slot * rowBytes, c.out.scales + slot * S);
+            continue;
+          }
           uint32_t rows = d == c.rank ? __shfl_sync(kFullMask, s.group, l) : (1u << l);
           for (; rows != 0; rows &= rows - 1) {
             const uint64_t r = static_cast<uint64_t>(__shfl_sync(kFullMask, row, __ffs(rows) - 1));
@@ -171,17 +197,47 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
         for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
           const int l = __ffs(m) - 1;
           const int d = __shfl_sync(kFullMask, s.ex, l) / L;
-          int32_t* rec = recordAt(c.peers[d] + p.offset(R_DISPATCH_ROUTES), c.rank, __shfl_sync(kFullMask, j, l), M, W);
+          const int jl = __shfl_sync(kFullMask, j, l);
+          const int rl = __shfl_sync(kFullMask, row, l);
+          int32_t* rec;
+          if (isPutPeer<kPuts>(c, d)) {
+            rec = recordAt(reinterpret_cast<uint8_t*>(c.out.routes), d, jl, M, W);
+            if (lane == 0) c.out.destRow[static_cast<uint64_t>(d) * M + jl] = rl;
+          } else {
+            rec = recordAt(c.peers[d] + p.offset(R_DISPATCH_ROUTES), c.rank, jl, M, W);
+          }
           writeRecord(rec, t, s, l, lane, L, index, w);
         }
       }
     }
+    if (kPuts) {  // the chunk's records to each put peer: one range; each row (and scales) to its place
+      __syncthreads();
+      for (int d = 0; d < R; ++d) {
+        if (!isPutPeer<kPuts>(c, d)) continue;
+        const int j0 = sRecRange[d], j1 = sRecRange[R + d];
+        if (j1 <= j0) continue;
+        const uint64_t from = static_cast<uint64_t>(d) * M, to = static_cast<uint64_t>(c.rank) * M + j0;
+        putRange(c.heap + p.offset(R_DISPATCH_ROUTES) + to * W * 4, c.out.routes + (from + j0) * W,
+                 static_cast<uint64_t>(j1 - j0) * W * 4, d);
+        for (int j = j0 + warp; j < j1; j += kWarps) {
+          const uint64_t r = static_cast<uint64_t>(c.out.destRow[from + j]);
+          putRangeWarp(c.heap + xOff + r * rowBytes, c.out.rows + (from + j) * rowBytes, rowBytes, d);
+          putRangeWarp(c.heap + sOff + r * S * 4, c.out.scales + (from + j) * S, static_cast<uint64_t>(S) * 4, d);
+        }
+      }
+    }
   }
+  completeBlockPuts<kPuts>(c);
 
   if (!lastBlockDone(c.state, DONE_SEND) || hasError(c.state)) return;
   for (int d = threadIdx.x; d < R; d += kThreads) {
+    const uint32_t word = encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&c.plan.totals[E + d])));
+    if (isPutPeer<kPuts>(c, d)) {
+      putSignal(reinterpret_cast<uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL)) + c.rank, word, d);
+      continue;
+    }
     uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
-    stReleaseSys(sig, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&c.plan.totals[E + d]))));
+    stReleaseSys(sig, word);
   }
 }
 
@@ -193,8 +249,8 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
   int blocks = budget < 1 ? 1 : budget;
   const int chunk = chunkTokens(numTokens, blocks);
   blocks = numTokens > 0 ? (numTokens + chunk - 1) / chunk : 1;  // every block has tokens; the last ends at T
-  const int smem = contigSendSmem(p);
-  auto kernel = contigSendKernel;
+  const int smem = contigSendSmem(ctx);
+  auto kernel = ctx.puts ? contigSendKernel<true> : contigSendKernel<false>;
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != cudaSuccess) return rc;
   kernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr,

@@ -156,12 +156,29 @@ struct SyPlan {
   int32_t* totals;       ///< [E + R] rows per expert, then records per destination (the last chunk's block)
 };
 
+/// The put path's staging (docs/design.md "Put path"): a send stage's rows, scales, records and
+/// count words for a peer that plain stores cannot reach (`peers[d]` null: another host, or every
+/// other PE under the put transport) are written here first, then put into the peer's heap with
+/// NVSHMEM (put.cuh). Symmetric (an RDMA source must be), allocated with the heap; null pointers
+/// when no peer takes puts. The dispatch arrays and combine's rows share the bytes: a rank's send
+/// stages never overlap, and each completes its puts before it ends.
+struct SyOutbox {
+  uint8_t* rows;      ///< [R(dst), M, rowBytes] dispatch payload of record (d, j)
+  float* scales;      ///< [R(dst), M, S] its fp32 scales (fp8 dispatch)
+  int32_t* routes;    ///< [R(dst), M, W] route records
+  uint32_t* counts;   ///< [R(dst), L (masked) or E (contiguous)] count words
+  int32_t* destRow;   ///< [R(dst), M] contiguous: record (d, j)'s row in d's recvX
+  uint16_t* combine;  ///< [R * M records, J (weights at home) or 1, hidden] combine send's rows
+};
+
 /// Everything a kernel needs, passed by value.
 struct SyCtx {
   SyParams p;
   uint8_t* heap;              ///< this rank's symmetric heap (layout offsets of symmetric regions apply)
   uint8_t* local;             ///< this rank's local allocation (offsets of local regions apply)
-  uint8_t* const* peers;      ///< device array [ranks]: peer heap bases from nvshmem_ptr
+  uint8_t* const* peers;      ///< device array [ranks]: peer heap bases from nvshmem_ptr; null: puts (put.cuh)
+  SyOutbox out;               ///< the put path's staging (null pointers without put peers)
+  bool puts;                  ///< some peer of this rank takes puts
   SyState* state;             ///< device state
   SyTables t;                 ///< receive tables
   SyPlan plan;                ///< send scratch

@@ -143,8 +143,10 @@ __device__ inline void walkGroupWide(const SyCtx& c, const int* row, const int* 
 /// in the loads that count the tokens before the chunk. Returns true in every thread when all of
 /// topkIdx [T, K] is good; otherwise records E_BAD_INPUT for the first bad entry and returns false
 /// (the plan is then meaningless: the caller stores nothing).
+/// `recRange` (put path, shared memory [2R] or null): this chunk's records to each rank, as the
+/// range [recRange[d], recRange[R + d]) of that rank's record numbers.
 __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, int t0, int t1, bool last, int* smem,
-                                 int* entries = nullptr) {
+                                 int* entries = nullptr, int* recRange = nullptr) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), E = p.experts(), dp = p.dpSize();
   const int mine = c.rank % dp;
@@ -195,6 +197,10 @@ __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
       for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == r);
       if (first) atomicAdd(&recs[r], 1);
     }
+  }
+  if (recRange != nullptr) {  // the counters now hold the records before the chunk
+    __syncthreads();
+    for (int i = threadIdx.x; i < R; i += blockDim.x) recRange[i] = recs[i];
   }
   // 2. The chunk in token order, by warp 0, 32 tokens at a time (lane = token): one bit per (expert,
   // lane) and per (rank, lane) gives each slot the number of earlier tokens of the group naming the
@@ -249,6 +255,7 @@ __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
   }
   __syncthreads();
   const unsigned long long bad = sBad;
+  for (int i = threadIdx.x; i < R && recRange != nullptr; i += blockDim.x) recRange[R + i] = recs[i];
   if (last && bad == kNoBadEntry) {
     for (int i = threadIdx.x; i < E + R; i += blockDim.x) c.plan.totals[i] = cnt[i];
   }

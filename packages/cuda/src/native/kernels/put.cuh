@@ -1,0 +1,59 @@
+// The put path (docs/design.md "Put path"): how a send stage reaches a peer whose heap plain
+// stores cannot reach. `SyCtx::peers[d]` is null for such a peer (another host; with the put
+// transport, every PE but this one). The stage then writes what it would have stored into d's heap
+// into this rank's outbox (SyOutbox) instead, and moves it with NVSHMEM puts of whole ranges (a
+// block's records, a row), to the same offsets of d's heap the stores would have reached: the same
+// bytes, the same records, the same signals. Each block completes its puts (nvshmem_quiet) before
+// it counts itself done, so the stage's last block can publish the signal words; to a put peer it
+// sends them with an atomic set after a fence (NVSHMEM orders operations to one PE across a fence),
+// never before the count words the signal announces.
+//
+// Addresses given to NVSHMEM are this rank's symmetric addresses (`c.heap` + offset); NVSHMEM
+// translates them to PE d's. The receive stages only read their own heap, so they are the same on
+// both paths.
+#pragma once
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <cstdint>
+
+#include "params.cuh"
+
+namespace sy {
+
+/// Whether rank d is reached by puts (its heap is not mapped into this rank's address space). The
+/// send kernels are instantiated twice: kPuts = false (every peer mapped: the put code compiled
+/// out, so it costs the store path no registers) and true (launched when `SyCtx::puts`).
+template <bool kPuts>
+__device__ inline bool isPutPeer(const SyCtx& c, int d) {
+  return kPuts && c.peers[d] == nullptr;
+}
+
+/// Block-collective: this block's puts are complete (delivered) before the stage's counter sees
+/// it. Nothing without put peers.
+template <bool kPuts>
+__device__ inline void completeBlockPuts(const SyCtx& c) {
+  if (!kPuts || !c.puts) return;
+  __syncthreads();
+  if (threadIdx.x == 0) nvshmem_quiet();
+}
+
+/// One signal word to put peer `pe`: after every earlier operation of this PE to `pe` (a fence,
+/// then an atomic set of the u32 at this rank's symmetric address `word`).
+__device__ inline void putSignal(uint32_t* word, uint32_t value, int pe) {
+  nvshmem_fence();
+  nvshmem_uint32_atomic_set(word, value, pe);
+}
+
+/// Block-collective: `bytes` from this rank's outbox to the same-offset symmetric address `dst`
+/// on `pe` (nothing for 0 bytes).
+__device__ inline void putRange(uint8_t* dst, const void* src, uint64_t bytes, int pe) {
+  if (bytes > 0) nvshmemx_putmem_nbi_block(dst, src, bytes, pe);
+}
+
+/// Warp-collective: as putRange, by one warp.
+__device__ inline void putRangeWarp(uint8_t* dst, const void* src, uint64_t bytes, int pe) {
+  if (bytes > 0) nvshmemx_putmem_nbi_warp(dst, src, bytes, pe);
+}
+
+}  // namespace sy
