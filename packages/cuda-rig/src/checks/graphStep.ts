@@ -29,6 +29,8 @@ export interface GraphStepResult {
   remoteCombineRows: number;
   remoteCombineBytes: number;
   replaysChecked: number;
+  /** PEs this rank's kernels store to (itself included); the others take NVSHMEM puts. */
+  directPeers: number;
 }
 
 /**
@@ -71,6 +73,7 @@ export async function runGraphStep(runtime: CudaRuntime, o: GraphStepOptions): P
     remoteCombineRows: 0,
     remoteCombineBytes: 0,
     replaysChecked: 0,
+    directPeers: runtime.info().directPeers,
   };
   const wantY = referenceY(config, inputs, rank);
   const send = () =>

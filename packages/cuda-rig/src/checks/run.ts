@@ -47,7 +47,14 @@ export async function runGraphCheck(
     const results = await group.all<GraphStepResult>("graphStep", () => opts, 300_000);
     let peerWriteGBps: number[] | undefined;
     if (o.peerWrite) peerWriteGBps = await group.all<number>("peerWrite", () => o.peerWrite, 120_000);
-    const errors = results.flatMap((r) => r.errors);
+    // The transport asked for is the one the kernels took: puts to every other rank, or stores to all.
+    const want = transport === "put" ? 1 : config.ranks;
+    const errors = results.flatMap((r) => [
+      ...r.errors,
+      ...(r.directPeers === want
+        ? []
+        : [`rank ${r.rank}: transport ${transport} stores to ${r.directPeers} PEs, expected ${want}`]),
+    ]);
     return {
       config,
       transport,
