@@ -172,6 +172,8 @@ for s in "${steps[@]}"; do
       [ -f "$conf" ] && bench_cli=("$conf" bench)
       extra=()
       [ "$s" = bench-2gpu-fp8 ] && extra=(--layouts contiguous --input fp8-e4m3 --peers deepep --no-baseline)
+      # with puts: Switchyard's rows only (run bench-2gpu in the same call for NCCL, the peers and the stores)
+      [ "${SWITCHYARD_TRANSPORT:-}" = put ] && extra+=(--peers none --no-baseline)
       step "$s" "${BENCH_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
         PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
         node "${bench_cli[@]}" --ranks 2 "${extra[@]}" --json "$OUT/$s.json" --svg "$OUT/$s.svg" ${BENCH_ARGS:-} ;;

@@ -32,8 +32,9 @@ export async function runGraphCheck(
   const env: Record<string, string> = {
     NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(endpointLayout(config).symmetricBytes)),
   };
-  if (transport === "put") env.SWITCHYARD_TRANSPORT = "put";
-  const group = await WorkerGroup.launch({ ...o.workers, ranks: config.ranks, env });
+  // The workers' runtimes take the transport from their options (not from the environment).
+  const native = { ...o.workers?.native, transport: transport === "put" ? "put" : "auto" } as const;
+  const group = await WorkerGroup.launch({ ...o.workers, native, ranks: config.ranks, env });
   try {
     const opts: GraphStepOptions = {
       config,

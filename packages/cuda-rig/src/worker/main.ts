@@ -55,7 +55,12 @@ const ops: Record<string, (a: Args) => unknown> = {
       device: a.device as number,
       native: (a.native ?? {}) as NativeRuntimeOptions,
     });
-    return runtime.info();
+    const info = runtime.info();
+    // The put transport reached the library: it stores to this PE only (every other one takes puts).
+    if ((a.native as NativeRuntimeOptions | undefined)?.transport === "put" && info.directPeers !== 1) {
+      throw new Error(`transport put asked for, but the runtime stores to ${info.directPeers} PEs`);
+    }
+    return info;
   },
   open: (a) => {
     const state = new RankState(
