@@ -16,7 +16,7 @@ import { OPEN_TIMEOUT_MS, watchdog } from "./watchdog.js";
 /** The WGSL files beside this module (src/shaders, or dist/shaders after the build's copy step). */
 const SHADER_DIR = new URL("./shaders/", import.meta.url);
 /** Shared device code, prepended to every stage in this order. */
-const SHARED = ["common", "bf16", "fp8"];
+const SHARED = ["common", "bf16", "f32_exact", "fp8"];
 /** Device code shared by some stages (bindings and helpers), prepended to those after SHARED. */
 const INCLUDES: Partial<Record<StageFile, string[]>> = {
   dispatch_send: ["send_rows"],
