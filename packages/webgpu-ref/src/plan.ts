@@ -7,6 +7,7 @@ import {
   layoutParams,
   localExperts,
   PARAM_NAMES,
+  scaleFormatOf,
   scalesPerRow,
   UnsupportedError,
 } from "@switchyard/core";
@@ -65,7 +66,7 @@ export type WorkBlock =
   | "combineExpected"
   | "combineRows";
 
-export type InboxBlock = "x" | "xScales" | "payload" | "payloadScales";
+export type InboxBlock = "x" | "xScales" | "payload" | "payloadScales" | "payloadRecips";
 export type OutboxBlock = "x" | "scales" | "meta" | "acc";
 
 /** Words of the report block before sourceCounts. */
@@ -91,7 +92,11 @@ export interface SessionPlan {
   readonly PWo: number;
   readonly quantize: boolean;
   readonly work: WordLayout<WorkBlock>;
-  /** Shared upload buffer: x [M, H] (input dtype), xScales [M, S], payload [M, H] fp8 and payloadScales [M, S] (quantise only). */
+  /**
+   * Shared upload buffer: x [M, H] (input dtype), xScales [M, S], payload [M, H] fp8 and
+   * payloadScales [M, S] (quantise only), payloadRecips [M, S] fp32 (quantise in the amax format:
+   * each block's fl32(448 / a), from the amax kernel to the encode kernel).
+   */
   readonly inbox: WordLayout<InboxBlock>;
   /** Shared readback staging: packed dispatch rows x [P, PWd], scales [P, S], meta [P, 4]; y [M, PWo] at word 0 and the combine sums acc [M, H] f32. */
   readonly outbox: WordLayout<OutboxBlock>;
@@ -183,7 +188,8 @@ export function planSession(
     .add("x", Math.ceil((M * H * inEb) / 4))
     .add("xScales", config.inputDtype === "fp8-e4m3" ? M * S : 0)
     .add("payload", quantize ? (M * H) / 4 : 0)
-    .add("payloadScales", quantize ? M * S : 0);
+    .add("payloadScales", quantize ? M * S : 0)
+    .add("payloadRecips", quantize && scaleFormatOf(config) === "amax" ? M * S : 0);
   const outbox = new WordLayout<OutboxBlock>()
     .add("x", Math.max(packRows * PWd, M * PWo))
     .add("scales", packRows * S)
@@ -200,6 +206,7 @@ export function planSession(
     ["inbox.x", inbox.at("x")],
     ["inbox.payload", inbox.at("payload")],
     ["inbox.payloadScales", inbox.at("payloadScales")],
+    ["inbox.payloadRecips", inbox.at("payloadRecips")],
     ["outbox.x", outbox.at("x")],
     ["outbox.y", outbox.at("x")],
     ["outbox.scales", outbox.at("scales")],

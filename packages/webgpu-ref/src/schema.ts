@@ -87,6 +87,10 @@ export const KERNELS = {
   probeFp8Decode: k("codec_probe", "fp8_decode", [rw(2, "data")]),
   probeScaleExp: k("codec_probe", "scale_exp", [rw(2, "data")]),
   probeBf16Round: k("codec_probe", "bf16_round", [rw(2, "data")]),
+  probeF32Div: k("codec_probe", "f32_div", [rw(2, "data")]),
+  probeF32Mul: k("codec_probe", "f32_mul", [rw(2, "data")]),
+  probeAmaxScale: k("codec_probe", "amax_scale", [rw(2, "data")]),
+  probeFp8EncodeAmax: k("codec_probe", "fp8_encode_amax_probe", [rw(2, "data")]),
 } as const satisfies Record<string, KernelSpec>;
 
 export type KernelName = keyof typeof KERNELS;

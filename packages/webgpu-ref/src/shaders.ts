@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { AMAX_FLOOR, FP8_MAX, FP8_MAX_INV, f32Bits, SCALE_FORMAT_CODES } from "@switchyard/core";
 import type { DeviceHandle } from "./device.js";
 import { FAULT, NONE, PAD, REGION } from "./faults.js";
 import { ShaderStageCompute } from "./gpu.js";
@@ -16,7 +17,7 @@ import { OPEN_TIMEOUT_MS, watchdog } from "./watchdog.js";
 /** The WGSL files beside this module (src/shaders, or dist/shaders after the build's copy step). */
 const SHADER_DIR = new URL("./shaders/", import.meta.url);
 /** Shared device code, prepended to every stage in this order. */
-const SHARED = ["common", "bf16", "fp8"];
+const SHARED = ["common", "bf16", "f32_exact", "fp8"];
 /** Device code shared by some stages (bindings and helpers), prepended to those after SHARED. */
 const INCLUDES: Partial<Record<StageFile, string[]>> = {
   dispatch_send: ["send_rows"],
@@ -36,8 +37,9 @@ function readShader(name: string): string {
 }
 
 /**
- * The generated header of every stage: the schema's workgroup sizes, the fault codes, and one
- * `P_<name>` constant per entry of the parameter block (dots become underscores).
+ * The generated header of every stage: the schema's workgroup sizes, the fault codes, core's scale
+ * format codes and amax constants (fp32 bits), and one `P_<name>` constant per entry of the
+ * parameter block (dots become underscores).
  */
 export function shaderHeader(paramNames: readonly string[]): string {
   const u = (n: number) => `${n >>> 0}u`;
@@ -51,6 +53,12 @@ export function shaderHeader(paramNames: readonly string[]): string {
     `const REPORT_HEAD: u32 = ${u(REPORT_HEAD)};`,
     ...Object.entries(FAULT).map(([k, v]) => `const FAULT_${k}: u32 = ${u(v)};`),
     ...Object.entries(REGION).map(([k, v]) => `const REGION_${k}: u32 = ${u(v)};`),
+    ...Object.entries(SCALE_FORMAT_CODES).map(
+      ([k, v]) => `const SCALE_FORMAT_${k.toUpperCase()}: u32 = ${u(v)};`,
+    ),
+    `const FP8_MAX_BITS: u32 = ${u(f32Bits(FP8_MAX))};`,
+    `const FP8_MAX_INV_BITS: u32 = ${u(f32Bits(FP8_MAX_INV))};`,
+    `const AMAX_FLOOR_BITS: u32 = ${u(f32Bits(AMAX_FLOOR))};`,
     ...paramNames.map((n, i) => `const P_${n.replace(/\./g, "_")}: u32 = ${u(i)};`),
   ];
   return `${lines.join("\n")}\n`;

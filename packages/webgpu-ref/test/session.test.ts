@@ -13,7 +13,7 @@ const DTYPES = [
 function configArb(
   layout: EpConfig["layout"],
   dtypes: (typeof DTYPES)[number],
-  extra: Pick<EpConfig, "combineWeights"> = {},
+  extra: Pick<EpConfig, "combineWeights" | "scaleFormat"> = {},
 ) {
   return fc
     .record({
@@ -63,6 +63,23 @@ describe("WebGPU session matches core's ReferenceSession", () => {
       await fc.assert(
         fc.asyncProperty(
           configArb("masked", dtypes, { combineWeights: "home" }),
+          fc.nat(),
+          async (config, seed) => {
+            await runAgainstReference(config, seed, 3, { heaps: true });
+          },
+        ),
+        { numRuns: 12 },
+      );
+    });
+  }
+
+  // amax scales: the reciprocal's division and every element's product rounded as IEEE does
+  // (f32_exact.wgsl); inputs include NaN, infinities, subnormals and the largest bf16 values.
+  for (const layout of ["masked", "contiguous"] as const) {
+    it(`${layout}, bf16 -> fp8-e4m3, scaleFormat amax: random configs, 3 steps, ranks interleaved`, async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          configArb(layout, DTYPES[1], { scaleFormat: "amax" }),
           fc.nat(),
           async (config, seed) => {
             await runAgainstReference(config, seed, 3, { heaps: true });
@@ -128,6 +145,16 @@ describe("WebGPU session matches core's ReferenceSession", () => {
         hidden: 128,
         maxTokensPerRank: 4,
         dispatchDtype: "fp8-e4m3",
+      }),
+      defineConfig({
+        ranks: 2,
+        experts: 4,
+        topK: 2,
+        hidden: 256,
+        maxTokensPerRank: 4,
+        dispatchDtype: "fp8-e4m3",
+        scaleFormat: "amax",
+        layout: "contiguous",
       }),
     ];
     for (const [i, config] of cases.entries()) {

@@ -6,12 +6,14 @@
 //               of the destination; then countSignal[src][e] per local expert, dispatchSignal[src].
 //   contiguous: only the counts move here: countSignal[src][g] for all E experts on every rank
 //               (`announce`); the rows follow in dispatch_write.wgsl once every rank's counts are in.
-// Dispatch order (host: stages/dispatchSend.ts): amax and encode (bf16 -> fp8 only), route, then
-// masked: per destination put (per heap window and bf16 phase), signal; contiguous: announce.
+// Dispatch order (host: stages/dispatchSend.ts): amax and encode (bf16 -> fp8 only; the parameter
+// block's scaleFormat picks the rule), route, then masked: per destination put (per heap window
+// and bf16 phase), signal; contiguous: announce.
 // Bindings: send_rows.wgsl.
 
-/// Quantise-on-dispatch, step 1: one invocation per (token, block of 128): the block's scale 2^s,
-/// from the largest finite |x| (bf16 magnitudes order like their bits), into payloadScales [T, S].
+/// Quantise-on-dispatch, step 1: one invocation per (token, block of 128): the block's scale from
+/// the largest finite |x| (bf16 magnitudes order like their bits) into payloadScales [T, S]: 2^s
+/// (pow2, ue8m0), or fl32(a * fl32(1/448)) and the block's fl32(448 / a) into payloadRecips [T, S] (amax).
 @compute @workgroup_size(WG)
 fn amax(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let S = p(P_scalesPerRow);
@@ -32,11 +34,18 @@ fn amax(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
       m = max(m, hi);
     }
   }
-  inbox[p(P_inbox_payloadScales) + i] = fp8_scale_bits(fp8_scale_exp(m));
+  if (p(P_scaleFormat) == SCALE_FORMAT_AMAX) {
+    let a = amax_a_bits(m);
+    inbox[p(P_inbox_payloadScales) + i] = amax_scale_bits(a);
+    inbox[p(P_inbox_payloadRecips) + i] = amax_recip_bits(a);
+  } else {
+    inbox[p(P_inbox_payloadScales) + i] = fp8_scale_bits(fp8_scale_exp(m));
+  }
 }
 
 /// Quantise-on-dispatch, step 2: workgroup y strides over tokens, invocations over the row's fp8
-/// words (4 elements each), each scaled by its block's 2^s: payload [T, H] fp8.
+/// words (4 elements each), each divided by its block's 2^s (pow2, ue8m0) or multiplied by its
+/// block's reciprocal (amax): payload [T, H] fp8.
 @compute @workgroup_size(WG)
 fn encode(
   @builtin(workgroup_id) wg: vec3u,
@@ -45,15 +54,22 @@ fn encode(
 ) {
   let H = p(P_hidden);
   let S = p(P_scalesPerRow);
+  let amax_format = p(P_scaleFormat) == SCALE_FORMAT_AMAX;
   for (var t = wg.y; t < C.tokens; t += nwg.y) {
     let xrow = p(P_inbox_x) + t * (H / 2u);
     let qrow = p(P_inbox_payload) + t * (H / 4u);
     for (var v = wg.x * WG + li; v < H / 4u; v += nwg.x * WG) {
-      let s = i32(inbox[p(P_inbox_payloadScales) + t * S + (v >> 5u)] >> 23u) - 127;
       let a = inbox[xrow + 2u * v];
       let b = inbox[xrow + 2u * v + 1u];
-      inbox[qrow + v] = fp8_encode_bf16(a & 0xffffu, s) | (fp8_encode_bf16(a >> 16u, s) << 8u) |
-        (fp8_encode_bf16(b & 0xffffu, s) << 16u) | (fp8_encode_bf16(b >> 16u, s) << 24u);
+      if (amax_format) {
+        let r = inbox[p(P_inbox_payloadRecips) + t * S + (v >> 5u)];
+        inbox[qrow + v] = fp8_encode_amax(a & 0xffffu, r) | (fp8_encode_amax(a >> 16u, r) << 8u) |
+          (fp8_encode_amax(b & 0xffffu, r) << 16u) | (fp8_encode_amax(b >> 16u, r) << 24u);
+      } else {
+        let s = i32(inbox[p(P_inbox_payloadScales) + t * S + (v >> 5u)] >> 23u) - 127;
+        inbox[qrow + v] = fp8_encode_bf16(a & 0xffffu, s) | (fp8_encode_bf16(a >> 16u, s) << 8u) |
+          (fp8_encode_bf16(b & 0xffffu, s) << 16u) | (fp8_encode_bf16(b >> 16u, s) << 24u);
+      }
     }
   }
 }

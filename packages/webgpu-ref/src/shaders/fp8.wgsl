@@ -1,6 +1,7 @@
-// fp8.wgsl: fp8 e4m3 (core codec/fp8.ts) and the power-of-two block scales of quantise-on-dispatch
-// (core codec/blockScale.ts), bit-exact with integer operations only, so no float rounding mode or
-// flush-to-zero of the device can change a bit.
+// fp8.wgsl: fp8 e4m3 (core codec/fp8.ts), the power-of-two block scales of quantise-on-dispatch
+// (core codec/blockScale.ts) and the amax ones (core codec/amaxScale.ts, with f32_exact.wgsl),
+// bit-exact with integer operations only, so no float rounding mode or flush-to-zero of the device
+// can change a bit.
 
 /// Exponent s of the block scale 2^s: the smallest s >= -126 with amax <= 448 * 2^s, where `amax` is
 /// the magnitude (bits & 0x7fff) of the block's largest finite bf16 value (0 if none).
@@ -22,10 +23,10 @@ fn fp8_scale_bits(s: i32) -> u32 {
   return u32(s + 127) << 23u;
 }
 
-/// x >> n rounded to nearest, ties to even (x < 2^9).
+/// x >> n rounded to nearest, ties to even (x < 2^31, n >= 1).
 fn shift_right_rne(x: u32, n: u32) -> u32 {
-  if (n >= 10u) {
-    return 0u;
+  if (n >= 32u) {
+    return 0u; // x < 2^31 <= half of 2^n
   }
   let q = x >> n;
   let r = x - (q << n);
@@ -73,6 +74,29 @@ fn fp8_encode_bf16(b: u32, s: i32) -> u32 {
   return sign | min(code, 0x7eu);
 }
 
+/// e4m3 bits of the fp32 value with bits `f`: round to nearest even, saturate to +-448 (+-Infinity
+/// too), NaN -> 0x7f | its sign, the sign of zero kept (core's encodeFp8 of an fp32 value).
+fn fp8_encode_f32(f: u32) -> u32 {
+  let sign = (f >> 24u) & 0x80u;
+  let mag = f & 0x7fffffffu;
+  if (mag > 0x7f800000u) {
+    return sign | 0x7fu;
+  }
+  if (mag >= 0x43e00000u) {
+    return sign | 0x7eu; // 448 and above
+  }
+  let field = i32(mag >> 23u);
+  if (field < 117) {
+    return sign; // under 2^-10, half the smallest subnormal 2^-9 (fp32 subnormals and zeros too)
+  }
+  // value = sig * 2^(field - 150), in [2^-10, 448)
+  let sig = (mag & 0x7fffffu) | 0x800000u;
+  let evc = max(field - 127, -6); // e4m3 subnormals share the exponent of the smallest normal
+  let m = shift_right_rne(sig, u32(evc - field + 147)); // quanta of 2^(evc - 3); shift 20..24
+  // As in fp8_encode_bf16: a rounding carry into the next binade (up to 448 at most) is right.
+  return sign | (u32(evc + 6) * 8u + m);
+}
+
 /// fp32 bits of the value of e4m3 bits `q` (NaN -> 0x7fc00000).
 fn fp8_decode_bits(q: u32) -> u32 {
   let sign = (q & 0x80u) << 24u;
@@ -89,4 +113,26 @@ fn fp8_decode_bits(q: u32) -> u32 {
     return sign | ((top + 118u) << 23u) | ((man ^ (1u << top)) << (23u - top));
   }
   return sign | ((ex + 120u) << 23u) | (man << 20u);
+}
+
+/// The amax format's a = max(amax, fl32(1e-4)) as fp32 bits, from `amax`, the magnitude bits
+/// (bf16 & 0x7fff) of the block's largest finite value: positive fp32 values order like their bits.
+fn amax_a_bits(amax: u32) -> u32 {
+  return max(amax << 16u, AMAX_FLOOR_BITS);
+}
+
+/// The amax format's stored scale fl32(a * fl32(1/448)), fp32 bits.
+fn amax_scale_bits(a: u32) -> u32 {
+  return f32_mul_rne(a, FP8_MAX_INV_BITS);
+}
+
+/// The amax format's block reciprocal r = fl32(448 / a), fp32 bits (one correctly rounded division).
+fn amax_recip_bits(a: u32) -> u32 {
+  return f32_div_rne(FP8_MAX_BITS, a);
+}
+
+/// e4m3 bits of bf16 `b` in an amax block of reciprocal `r` (fp32 bits): e4m3(fl32(x * r)). A NaN
+/// keeps the sign of its bf16 bits (f32_mul_rne returns it), +-Infinity saturates.
+fn fp8_encode_amax(b: u32, r: u32) -> u32 {
+  return fp8_encode_f32(f32_mul_rne(b << 16u, r));
 }
