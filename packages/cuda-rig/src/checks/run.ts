@@ -28,13 +28,20 @@ export async function runGraphCheck(
   } = {},
 ): Promise<GraphCheckOutcome & { peerWriteGBps?: number[] }> {
   const t0 = Date.now();
-  const transport = o.transport ?? "direct";
+  // The transport: the one asked for here, else the workers' runtime option (stores by default).
+  const transport = o.transport ?? (o.workers?.native?.transport === "put" ? "put" : "direct");
   const env: Record<string, string> = {
     NVSHMEM_SYMMETRIC_SIZE: String(heapSizeFor(endpointLayout(config).symmetricBytes)),
   };
   // The workers' runtimes take the transport from their options (not from the environment).
-  const native = { ...o.workers?.native, transport: transport === "put" ? "put" : "auto" } as const;
-  const group = await WorkerGroup.launch({ ...o.workers, native, ranks: config.ranks, env });
+  const workers =
+    o.transport === undefined
+      ? o.workers
+      : {
+          ...o.workers,
+          native: { ...o.workers?.native, transport: o.transport === "put" ? "put" : "auto" } as const,
+        };
+  const group = await WorkerGroup.launch({ ...workers, ranks: config.ranks, env });
   try {
     const opts: GraphStepOptions = {
       config,
