@@ -172,6 +172,15 @@ SY_API int sy_dispatch_recv(sy_endpoint* ep, void* stream);
 SY_API int sy_combine_send(sy_endpoint* ep, const void* expert_out, void* stream);
 SY_API int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_weights, int num_tokens, void* y,
                     void* stream);
+/* A whole half in one call: sy_dispatch = sy_dispatch_send then sy_dispatch_recv, sy_combine =
+ * sy_combine_send then sy_combine_recv, the same arguments, checks, phase order and results. The
+ * masked layout runs each half as one kernel launch (the send, then the receive, in every block),
+ * the one kernel a profiler sees per half; the contiguous layout launches its two kernels. Use the
+ * phases one by one to overlap other work between a send and its receive. */
+SY_API int sy_dispatch(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx,
+                       const float* topk_weights, int num_tokens, void* stream);
+SY_API int sy_combine(sy_endpoint* ep, const void* expert_out, const int32_t* topk_idx, const float* topk_weights,
+                      int num_tokens, void* y, void* stream);
 /* Exact-size output (contiguous layout). By default the step's rows stay in the endpoint's symmetric
  * recvX / recvScales (sized for the worst case, where the senders write them). sy_endpoint_set_output(ep, 1),
  * between steps, adds two calls after sy_dispatch_recv:

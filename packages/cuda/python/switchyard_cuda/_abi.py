@@ -136,6 +136,8 @@ CUDA_FUNCTIONS = {
     "sy_dispatch_recv": (_INT, [P, P]),
     "sy_combine_send": (_INT, [P, P, P]),
     "sy_combine_recv": (_INT, [P, P, P, _INT, P, P]),
+    "sy_dispatch": (_INT, [P, P, P, P, P, _INT, P]),
+    "sy_combine": (_INT, [P, P, P, P, _INT, P, P]),
     "sy_endpoint_check": (_INT, [P, P, ctypes.POINTER(SyErrorInfo)]),
 }
 

@@ -84,6 +84,7 @@ class Endpoint:
         self._rows_shape = (self.layout.rows, config.hidden)
         self._send, self._recv = self.lib.sy_dispatch_send, self.lib.sy_dispatch_recv
         self._csend, self._crecv = self.lib.sy_combine_send, self.lib.sy_combine_recv
+        self._both, self._cboth = self.lib.sy_dispatch, self.lib.sy_combine
         self._stream = stream_handle_on(runtime.device)
         scales = self.region("recvScales") if self.layout.regions["recvScales"].bytes else None
         self._output = DispatchOutput(self.region("recvX"), scales, self.region("recvMeta"), self.counts())
@@ -136,20 +137,25 @@ class Endpoint:
         """Sends this rank's tokens: x [T, hidden], topk_idx [T, topK] int32, topk_weights [T, topK]
         fp32 (carried to the expert ranks, which sum each token's slots there: protocol version 2),
         or None with combine_weights "home" (the weights come with combine_recv then)."""
-        c, T = self.config, int(x.shape[0])
-        if T > c.max_tokens_per_rank:
-            raise InvalidArgumentError(1, "dispatch_send", f"{T} tokens > maxTokensPerRank {c.max_tokens_per_rank}",
-                                       rank=self.runtime.rank)
-        t = self._types
-        xp = self._ptr(x, "dispatch_send: x", t.input, (T, c.hidden))
-        ip = self._ptr(topk_idx, "dispatch_send: topk_idx", t.i32, (T, c.top_k))
-        wp = self._weights(topk_weights, "dispatch_send", T, at_home=False)
-        sp = None
-        if t.input_fp8:
-            sp = self._ptr(scales, "dispatch_send: scales", t.f32, (T, c.hidden // 128))
-        st = self._send(self._h(), xp, sp, ip, wp, T, self._stream(stream))
+        st = self._send(self._h(), *self._send_args(x, topk_idx, topk_weights, scales, "dispatch_send"),
+                        self._stream(stream))
         if st:
             self._check(st, "sy_dispatch_send")
+
+    def _send_args(self, x, topk_idx, topk_weights, scales, call: str):
+        """Dispatch send's checked addresses: x, scales, topk_idx, topk_weights, T."""
+        c, T = self.config, int(x.shape[0])
+        if T > c.max_tokens_per_rank:
+            raise InvalidArgumentError(1, call, f"{T} tokens > maxTokensPerRank {c.max_tokens_per_rank}",
+                                       rank=self.runtime.rank)
+        t = self._types
+        xp = self._ptr(x, f"{call}: x", t.input, (T, c.hidden))
+        ip = self._ptr(topk_idx, f"{call}: topk_idx", t.i32, (T, c.top_k))
+        wp = self._weights(topk_weights, call, T, at_home=False)
+        sp = None
+        if t.input_fp8:
+            sp = self._ptr(scales, f"{call}: scales", t.f32, (T, c.hidden // 128))
+        return xp, sp, ip, wp, T
 
     def _weights(self, w, call: str, T: int, at_home: bool):
         """topk_weights' address where this phase takes them (dispatch_send with combine_weights
@@ -186,28 +192,41 @@ class Endpoint:
         """Sums the partials of this rank's tokens: y [T, hidden] bf16. topk_weights [T, topK] fp32
         with combine_weights "home" (required there); None with "expert" (the weights travelled with
         dispatch)."""
-        c, T, t = self.config, int(topk_idx.shape[0]), self._types
-        wp = self._weights(topk_weights, "combine_recv", T, at_home=True)
-        if out is None:
-            import torch
-
-            out = torch.empty((T, c.hidden), dtype=t.bf16, device=topk_idx.device)
-        ip = self._ptr(topk_idx, "combine_recv: topk_idx", t.i32, (T, c.top_k))
-        yp = self._ptr(out, "combine_recv: out", t.bf16, (T, c.hidden))
+        ip, wp, T, yp, out = self._recv_args(topk_idx, topk_weights, out, "combine_recv")
         st = self._crecv(self._h(), ip, wp, T, yp, self._stream(stream))
         if st:
             self._check(st, "sy_combine_recv")
         return out
 
+    def _recv_args(self, topk_idx, topk_weights, out, call: str):
+        """Combine recv's checked addresses (topk_idx, topk_weights, T, y) and y itself (made when None)."""
+        c, T, t = self.config, int(topk_idx.shape[0]), self._types
+        wp = self._weights(topk_weights, call, T, at_home=True)
+        if out is None:
+            import torch
+
+            out = torch.empty((T, c.hidden), dtype=t.bf16, device=topk_idx.device)
+        ip = self._ptr(topk_idx, f"{call}: topk_idx", t.i32, (T, c.top_k))
+        yp = self._ptr(out, f"{call}: out", t.bf16, (T, c.hidden))
+        return ip, wp, T, yp, out
+
     def dispatch(self, x, topk_idx, topk_weights=None, scales=None, stream=None) -> DispatchOutput:
-        """Both halves of dispatch, back to back."""
-        self.dispatch_send(x, topk_idx, topk_weights, scales, stream)
-        return self.dispatch_recv(stream)
+        """Both halves of dispatch in one call (sy_dispatch): the masked layout launches one kernel
+        for them, the contiguous one its two."""
+        st = self._both(self._h(), *self._send_args(x, topk_idx, topk_weights, scales, "dispatch"), self._stream(stream))
+        if st:
+            self._check(st, "sy_dispatch")
+        return self._output
 
     def combine(self, expert_out, topk_idx, out=None, stream=None, *, topk_weights=None):
-        """Both halves of combine, back to back: y [T, hidden] bf16 (topk_weights: combine_recv's)."""
-        self.combine_send(expert_out, stream)
-        return self.combine_recv(topk_idx, topk_weights, out=out, stream=stream)
+        """Both halves of combine in one call (sy_combine; one kernel launch in either layout): y
+        [T, hidden] bf16 (topk_weights: combine_recv's)."""
+        p = self._ptr(expert_out, "combine: expert_out", self._types.bf16, self._rows_shape)
+        ip, wp, T, yp, out = self._recv_args(topk_idx, topk_weights, out, "combine")
+        st = self._cboth(self._h(), p, ip, wp, T, yp, self._stream(stream))
+        if st:
+            self._check(st, "sy_combine")
+        return out
 
     def check(self, stream=None) -> None:
         """Synchronises the stream; raises what a stage kernel recorded (SyTimeoutError naming the

@@ -109,15 +109,16 @@ class Buffer:
         stats = cumulative_local_expert_recv_stats
         if stats is not None:
             _check_stats(stats, state.config.local_experts, call)
-        state.dispatch_send(x, topk_idx)
-        self._latest[(num_max_dispatch_tokens_per_rank, hidden, num_experts)] = state
-        handle = state.handle(hidden, num_experts)
         if return_recv_hook:
+            state.dispatch_send(x, topk_idx)
+
             def hook() -> None:
                 state.dispatch_recv(stats)
         else:
-            state.dispatch_recv(stats)
+            state.dispatch(x, topk_idx, stats)  # one kernel launch for both halves
             hook = _nothing
+        self._latest[(num_max_dispatch_tokens_per_rank, hidden, num_experts)] = state
+        handle = state.handle(hidden, num_experts)
         event = EventOverlap.record() if async_finish else EventOverlap()
         return state.recv_x(), state.recv_count, handle, event, hook
 
@@ -139,9 +140,10 @@ class Buffer:
         _check_idx(topk_idx, call)
         state, step = self._state_of(handle, call)
         src = self.get_next_low_latency_combine_buffer(handle) if zero_copy else x
-        state.combine_send(src, step)
         if return_recv_hook:
             import torch
+
+            state.combine_send(src, step)
 
             if out is None:  # made now: the caller holds the result past the hook
                 out = torch.empty((int(topk_idx.shape[0]), state.config.hidden), dtype=torch.bfloat16,
@@ -150,7 +152,7 @@ class Buffer:
             def hook() -> None:
                 state.combine_recv(topk_idx, topk_weights, out)
         else:
-            out = state.combine_recv(topk_idx, topk_weights, out)
+            out = state.combine(src, step, topk_idx, topk_weights, out)  # one kernel launch for both halves
             hook = _nothing
         event = EventOverlap.record() if async_finish else EventOverlap()
         return out, event, hook

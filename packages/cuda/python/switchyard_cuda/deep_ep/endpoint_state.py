@@ -52,6 +52,18 @@ class EndpointState:
 
     # -- dispatch -------------------------------------------------------------------------------
     def dispatch_send(self, x, topk_idx) -> None:
+        """The send half (the receive comes with the hook: dispatch_recv)."""
+        self.ep.dispatch_send(x, self._begin_dispatch(x, topk_idx), None)
+        self._sent(x, int(topk_idx.shape[0]))
+
+    def dispatch(self, x, topk_idx, stats=None) -> None:
+        """Both halves in one call (one kernel launch: the one "dispatch" kernel a profiler sees)."""
+        out = self.ep.dispatch(x, self._begin_dispatch(x, topk_idx), None)
+        self._sent(x, int(topk_idx.shape[0]))
+        self._received(out, stats)
+
+    def _begin_dispatch(self, x, topk_idx):
+        """Checks a dispatch's arguments and the config's step order; returns topk_idx as int32."""
         call = "Buffer.low_latency_dispatch"
         T = int(topk_idx.shape[0])
         if T > self.config.max_tokens_per_rank or int(x.shape[0]) != T:
@@ -63,14 +75,19 @@ class EndpointState:
             raise out_of_order(call, f"the config's last step is at '{self.phase}': call the hook that call returned first")
         idx = self.idx[:T]
         idx.copy_(topk_idx)
-        self.ep.dispatch_send(x, idx, None)
+        return idx
+
+    def _sent(self, x, T: int) -> None:
         self.phase, self.last_x, self.last_tokens = SENT, x, T
         self.step += 1
 
     def dispatch_recv(self, stats=None) -> None:
         if self.phase != SENT:
             raise out_of_order("Buffer.low_latency_dispatch hook", f"called at '{self.phase}': a hook runs once, after its dispatch")
-        out = self.ep.dispatch_recv()
+        self._received(self.ep.dispatch_recv(), stats)
+
+    def _received(self, out, stats) -> None:
+        """The handle's tables, the packed UE8M0 scales and the caller's statistics from the step's output."""
         fill_handle(out.counts, out.meta, self.recv_count, self.layout_range, self.src_info)
         if self.packed is not None:
             fill_ue8m0(out.scales, self.shifted, self.packed_bytes)
@@ -92,6 +109,21 @@ class EndpointState:
 
     # -- combine --------------------------------------------------------------------------------
     def combine_send(self, x, step: int) -> None:
+        """The send half (the receive comes with the hook: combine_recv)."""
+        self.ep.combine_send(self._begin_combine(x, step))
+        self.phase = COMBINE_SENT
+
+    def combine(self, x, step: int, topk_idx, topk_weights, out):
+        """Both halves in one call (one kernel launch: the one "combine" kernel a profiler sees)."""
+        rows = self._begin_combine(x, step)
+        idx = self.combine_idx[: int(topk_idx.shape[0])]
+        idx.copy_(topk_idx)
+        y = self.ep.combine(rows, idx, out=out, topk_weights=topk_weights)
+        self.phase = IDLE
+        return y
+
+    def _begin_combine(self, x, step: int):
+        """Checks a combine's arguments and the config's step order; returns x as [rows, hidden]."""
         call = "Buffer.low_latency_combine"
         if step != self.step:
             raise out_of_order(call, f"the handle is of dispatch {step} of its config, whose latest is {self.step}: "
@@ -105,8 +137,7 @@ class EndpointState:
         if x.dtype != torch.bfloat16 or tuple(x.shape) != self.shape or not x.is_contiguous():
             raise invalid(call, f"x is {x.dtype} {tuple(x.shape)}{'' if x.is_contiguous() else ' (not contiguous)'}, "
                                 f"expected a contiguous torch.bfloat16 {self.shape} [local experts, ranks * max tokens, hidden]")
-        self.ep.combine_send(x.view(self.shape[0] * self.shape[1], self.shape[2]))
-        self.phase = COMBINE_SENT
+        return x.view(self.shape[0] * self.shape[1], self.shape[2])
 
     def combine_recv(self, topk_idx, topk_weights, out):
         if self.phase != COMBINE_SENT:

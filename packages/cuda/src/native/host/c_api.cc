@@ -180,6 +180,22 @@ int sy_combine_recv(sy_endpoint* ep, const int32_t* topk_idx, const float* topk_
   });
 }
 
+int sy_dispatch(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topk_idx,
+                const float* topk_weights, int num_tokens, void* stream) {
+  return guard(ep, [&] {
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_dispatch: ep");
+    sy::dispatch(ep, x, scales, topk_idx, topk_weights, num_tokens, asStream(stream));
+  });
+}
+
+int sy_combine(sy_endpoint* ep, const void* expert_out, const int32_t* topk_idx, const float* topk_weights,
+               int num_tokens, void* y, void* stream) {
+  return guard(ep, [&] {
+    SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_combine: ep");
+    sy::combine(ep, expert_out, topk_idx, topk_weights, num_tokens, y, asStream(stream));
+  });
+}
+
 int sy_endpoint_check(sy_endpoint* ep, void* stream, sy_error_info* info) {
   return guard(ep, [&] {
     SY_HOLD(sy_endpoint, ep, sy::Kind::kEndpoint, "sy_endpoint_check: ep");

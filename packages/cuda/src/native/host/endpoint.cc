@@ -173,9 +173,11 @@ void destroyEndpoint(sy_endpoint* ep) {
   ep->alive = false;
 }
 
-void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx,
-                  const float* topkWeights, int T, cudaStream_t stream) {
-  const char* call = "sy_dispatch_send";
+namespace {
+
+/// Dispatch send's checks, before anything is enqueued; enters the phase.
+void beginDispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx,
+                       const float* topkWeights, int T, cudaStream_t stream, const char* call) {
   requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   const bool capturing = streamCapturing(stream);
@@ -196,22 +198,48 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
              call << ": topk_weights given, but the config's combine_weights is home: the weights go to "
                      "sy_combine_recv; pass NULL here");
   clearStaleError(call);
-  if (p.contiguous()) {
+}
+
+void beginDispatchRecv(sy_endpoint* ep, cudaStream_t stream, const char* call) {
+  requireAlive(ep, call);
+  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
+  enterPhase(ep, kDispatchRecv, streamCapturing(stream));
+  clearStaleError(call);
+}
+
+}  // namespace
+
+void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx,
+                  const float* topkWeights, int T, cudaStream_t stream) {
+  beginDispatchSend(ep, x, scales, topkIdx, topkWeights, T, stream, "sy_dispatch_send");
+  if (ep->ctx.p.contiguous()) {
     SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, topkWeights, T, ep->budget, stream));
   } else {
-    SY_CHECK_CUDA(launchDispatchSend(ep->ctx, x, scales, topkIdx, topkWeights, T, stream));
+    SY_CHECK_CUDA(launchDispatch(ep->ctx, x, scales, topkIdx, topkWeights, T, 1, stream));
   }
   leavePhase(ep, kDispatchSend);
 }
 
 void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
-  requireAlive(ep, "sy_dispatch_recv");
-  SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
-  enterPhase(ep, kDispatchRecv, streamCapturing(stream));
-  clearStaleError("sy_dispatch_recv");
+  beginDispatchRecv(ep, stream, "sy_dispatch_recv");
   const SyCtx& c = ep->ctx;
   if (c.p.contiguous()) SY_CHECK_CUDA(launchDispatchRecvContiguous(c, ep->budget, stream));
-  else SY_CHECK_CUDA(launchDispatchRecv(c, stream));
+  else SY_CHECK_CUDA(launchDispatch(c, nullptr, nullptr, nullptr, nullptr, 0, 2, stream));
+  leavePhase(ep, kDispatchRecv);
+}
+
+void dispatch(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, const float* topkWeights,
+              int T, cudaStream_t stream) {
+  const char* call = "sy_dispatch";
+  beginDispatchSend(ep, x, scales, topkIdx, topkWeights, T, stream, call);
+  leavePhase(ep, kDispatchSend);
+  beginDispatchRecv(ep, stream, call);
+  if (ep->ctx.p.contiguous()) {  // its send waits for every rank's counts: kernels of their own
+    SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, topkWeights, T, ep->budget, stream));
+    SY_CHECK_CUDA(launchDispatchRecvContiguous(ep->ctx, ep->budget, stream));
+  } else {
+    SY_CHECK_CUDA(launchDispatch(ep->ctx, x, scales, topkIdx, topkWeights, T, 3, stream));
+  }
   leavePhase(ep, kDispatchRecv);
 }
 
@@ -269,8 +297,9 @@ void dispatchRecvInto(sy_endpoint* ep, void* x, float* scales, cudaStream_t stre
   leavePhase(ep, kRecvInto);
 }
 
-void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
-  const char* call = "sy_combine_send";
+namespace {
+
+void beginCombineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream, const char* call) {
   requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   const bool capturing = streamCapturing(stream);
@@ -281,13 +310,10 @@ void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
     requireDevicePtr(ep, expertOut, rows * p.hidden() * 2, 2, call, "expert_out", deepChecks(ep, capturing));
   }
   clearStaleError(call);
-  SY_CHECK_CUDA(launchCombineSend(ep->ctx, expertOut, p.contiguous() ? ep->budget : 0, stream));
-  leavePhase(ep, kCombineSend);
 }
 
-void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
-                 cudaStream_t stream) {
-  const char* call = "sy_combine_recv";
+void beginCombineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
+                      cudaStream_t stream, const char* call) {
   requireAlive(ep, call);
   SY_CHECK_CUDA(cudaSetDevice(ep->rt->device));
   const bool capturing = streamCapturing(stream);
@@ -307,8 +333,34 @@ void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeigh
     requireDevicePtr(ep, y, static_cast<uint64_t>(T) * p.hidden() * 2, 2, call, "y", deep);
   }
   clearStaleError(call);
-  SY_CHECK_CUDA(launchCombineRecv(ep->ctx, topkIdx, p.combineAtHome() ? topkWeights : nullptr, T, y,
-                                  p.contiguous() ? ep->budget : 0, stream));
+}
+
+int budgetOf(const sy_endpoint* ep) { return ep->ctx.p.contiguous() ? ep->budget : 0; }
+
+}  // namespace
+
+void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream) {
+  beginCombineSend(ep, expertOut, stream, "sy_combine_send");
+  SY_CHECK_CUDA(launchCombine(ep->ctx, expertOut, nullptr, nullptr, 0, nullptr, budgetOf(ep), 1, stream));
+  leavePhase(ep, kCombineSend);
+}
+
+void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
+                 cudaStream_t stream) {
+  beginCombineRecv(ep, topkIdx, topkWeights, T, y, stream, "sy_combine_recv");
+  const float* homeWeights = ep->ctx.p.combineAtHome() ? topkWeights : nullptr;
+  SY_CHECK_CUDA(launchCombine(ep->ctx, nullptr, topkIdx, homeWeights, T, y, budgetOf(ep), 2, stream));
+  leavePhase(ep, kCombineRecv);
+}
+
+void combine(sy_endpoint* ep, const void* expertOut, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
+             cudaStream_t stream) {
+  const char* call = "sy_combine";
+  beginCombineSend(ep, expertOut, stream, call);
+  leavePhase(ep, kCombineSend);
+  beginCombineRecv(ep, topkIdx, topkWeights, T, y, stream, call);
+  const float* homeWeights = ep->ctx.p.combineAtHome() ? topkWeights : nullptr;
+  SY_CHECK_CUDA(launchCombine(ep->ctx, expertOut, topkIdx, homeWeights, T, y, budgetOf(ep), 3, stream));
   leavePhase(ep, kCombineRecv);
 }
 

@@ -69,6 +69,12 @@ void dispatchRecv(sy_endpoint* ep, cudaStream_t stream);
 void combineSend(sy_endpoint* ep, const void* expertOut, cudaStream_t stream);
 void combineRecv(sy_endpoint* ep, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
                  cudaStream_t stream);
+/// A whole half in one launch (masked; contiguous: its two kernels): dispatch send and recv, combine
+/// send and recv, with the same checks and phase order as the calls one by one.
+void dispatch(sy_endpoint* ep, const void* x, const float* scales, const int32_t* topkIdx, const float* topkWeights,
+              int T, cudaStream_t stream);
+void combine(sy_endpoint* ep, const void* expertOut, const int32_t* topkIdx, const float* topkWeights, int T, void* y,
+             cudaStream_t stream);
 /// Buffers besides the symmetric heap (endpoint_buffers.cc): the local regions, tables, scratch.
 uint64_t localBytesOf(const SyParams& p);
 /// Throws SY_ERR_UNSUPPORTED for configs the kernels cannot take (checked before allocating).

@@ -1,4 +1,4 @@
-// The check of combine receive (combine_recv.cu, one block): wait for every expert rank's signal,
+// The check of combine receive (combine_recv.cuh, one block): wait for every expert rank's signal,
 // then check, per expert rank, that the partials it announced equal the tokens of this rank's
 // batch that route to it (core's combineRecv: "expert rank P announced N partials, M of this
 // rank's tokens route to it"), and stamp the per-peer counters when stats are on.

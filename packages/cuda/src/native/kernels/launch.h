@@ -1,6 +1,7 @@
 // Host entry points of the stage kernels (one .cu file each, per layout where they differ). All
 // are asynchronous on `stream` and never synchronise, so a whole step can be captured into a CUDA
-// graph. One kernel per half-stage: dispatch send, dispatch recv, combine send, combine recv.
+// graph. Masked dispatch and both layouts' combine are one kernel function each, launched for one
+// stage (send or receive) or both; the contiguous dispatch has a kernel a stage.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -17,27 +18,26 @@ constexpr int kStageThreads = 512;
 /// (ctx.maxBlocks), and never more blocks than `items` warps of work need.
 int stageBlocks(const SyCtx& ctx, uint64_t items, int budget);
 
-/// Dispatch send. x [T, hidden] (input dtype), scales [T, hidden/128] fp32 (fp8 input only, else
-/// null), topkIdx / topkWeights [T, topK]. Masked: dispatch_send.cu; contiguous (SM budget
-/// `budget`): dispatch_send_contiguous.cu.
-cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
-                               const float* topkWeights, int numTokens, cudaStream_t stream);
+/// The masked dispatch kernel (dispatch.cu): `phases` 1 dispatch send, 2 dispatch recv, 3 both in
+/// one launch. x [T, hidden] (input dtype), scales [T, hidden/128] fp32 (fp8 input only, else
+/// null), topkIdx / topkWeights [T, topK] (send only). The receive waits for every source, checks
+/// its signals and records, writes ctx.t and the output (recvX / recvScales / recvMeta).
+cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
+                           const float* topkWeights, int numTokens, int phases, cudaStream_t stream);
+
+/// The contiguous layout's dispatch send (SM budget `budget`, dispatch_send_contiguous.cu) and
+/// receive (dispatch_recv_contiguous.cu): kernels of their own.
 cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
                                          const float* topkWeights, int numTokens, int budget, cudaStream_t stream);
-
-/// Dispatch receive: waits for every source, checks its signals and records, writes ctx.t and
-/// the output (recvX / recvScales / recvMeta). dispatch_recv.cu, dispatch_recv_contiguous.cu.
-cudaError_t launchDispatchRecv(const SyCtx& ctx, cudaStream_t stream);
 cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, int budget, cudaStream_t stream);
 
-/// Combine send (combine_send.cu, both layouts): expertOut [rows, hidden] bf16, row-aligned with
-/// recvX; one bf16 partial per route record to every rank of the source's DP group.
-cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int budget, cudaStream_t stream);
-
-/// Combine receive (combine_recv.cu, both layouts): topkIdx [T, topK]; homeWeights [T, topK] fp32 with
-/// weights at home (else null); y [T, hidden] bf16 out. Advances the step counter at its end.
-cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, const float* homeWeights, int numTokens,
-                              void* y, int budget, cudaStream_t stream);
+/// The combine kernel (combine.cu, both layouts): `phases` 1 combine send, 2 combine recv, 3 both
+/// in one launch. Send: expertOut [rows, hidden] bf16, row-aligned with recvX; one bf16 partial per
+/// route record to every rank of the source's DP group. Receive: topkIdx [T, topK]; homeWeights
+/// [T, topK] fp32 with weights at home (else null); y [T, hidden] bf16 out; advances the step
+/// counter at its end. `budget`: the contiguous SM budget (0: the masked grids).
+cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t* topkIdx, const float* homeWeights,
+                          int numTokens, void* y, int budget, int phases, cudaStream_t stream);
 
 /// Blocks of a stage kernel one SM holds at once (the masked grids are sized to one wave).
 cudaError_t stageOccupancy(int* blocksPerSm);

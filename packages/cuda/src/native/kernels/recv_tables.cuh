@@ -51,11 +51,12 @@ __device__ inline RecvTables carveRecvTables(int* smem, int L, int R) {
 }
 
 /// Block-collective. Returns false (in every thread) when a wait or a signal failed.
-__device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const RecvTables& t) {
+/// `block`: this block's index in the stage (block 0 stamps the tables), default blockIdx.x.
+__device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const RecvTables& t, int block = -1) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), E = p.experts();
   const bool contiguous = p.contiguous();
-  const bool stamp = blockIdx.x == 0;
+  const bool stamp = (block < 0 ? static_cast<int>(blockIdx.x) : block) == 0;
   const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
   const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
   const uint64_t t0 = globalTimerNs();

@@ -21,15 +21,17 @@ __host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 
 /// the caller's release stores (a release is cumulative), so no fence at all. `local`: the stage
 /// stored nothing another GPU reads (combine recv: y and the step counter), so a device-scope
 /// fence orders enough (the host and the next kernels see the stores once the kernel is done).
-__device__ inline bool lastBlockDone(SyState* state, int counter, bool local = false) {
+/// `blocks`: the stage's blocks when a kernel runs two stages (dispatch.cu, combine.cu), else the grid.
+__device__ inline bool lastBlockDone(SyState* state, int counter, bool local = false, int blocks = -1) {
   __shared__ bool sLast;
   __syncthreads();
-  if (gridDim.x == 1) return true;  // one block: no counter; the caller's release stores order its stores
+  const uint32_t n = blocks < 0 ? gridDim.x : static_cast<uint32_t>(blocks);
+  if (n == 1) return true;  // one block: no counter; the caller's release stores order its stores
   if (threadIdx.x == 0) {
     if (local) __threadfence();
     else __threadfence_system();
     const uint32_t old = atomicAdd(&state->done[counter], 1u);
-    sLast = old == gridDim.x - 1;
+    sLast = old == n - 1;
     if (sLast) {
       state->done[counter] = 0;
       fenceAcqRelGpu();  // acquire: every block's count, so every block's fenced stores

@@ -1,4 +1,4 @@
-// The combine's sums (combine_send.cu: an expert rank's partial, combine_recv.cu: the home's sum of
+// The combine's sums (combine_send.cuh: an expert rank's partial, combine_recv.cuh: the home's sum of
 // partials), 8 bf16 values a lane: fp32 products and adds in order (__fmul_rn / __fadd_rn, never
 // contracted to an FMA), rounded once to bf16: bit-exact with core's partialOf / sumPartials.
 #pragma once

@@ -168,6 +168,8 @@ void libraryCases(Fuzz& f, bool gpu) {
   f.expect("sy_dispatch_recv", "ep NULL", INV, sy_dispatch_recv(nullptr, nullptr));
   f.expect("sy_combine_send", "ep NULL", INV, sy_combine_send(nullptr, nullptr, nullptr));
   f.expect("sy_combine_recv", "ep NULL", INV, sy_combine_recv(nullptr, nullptr, nullptr, 0, nullptr, nullptr));
+  f.expect("sy_dispatch", "ep NULL", INV, sy_dispatch(nullptr, nullptr, nullptr, nullptr, nullptr, 0, nullptr));
+  f.expect("sy_combine", "ep NULL", INV, sy_combine(nullptr, nullptr, nullptr, nullptr, 0, nullptr, nullptr));
   f.expect("sy_endpoint_check", "ep NULL", INV, sy_endpoint_check(nullptr, nullptr, &err));
   f.expect("sy_endpoint_set_blocks", "ep NULL", INV, sy_endpoint_set_blocks(nullptr, 8));
   f.expect("sy_endpoint_memory", "ep NULL", INV, sy_endpoint_memory(nullptr, &n, &n));
@@ -194,6 +196,10 @@ void libraryCases(Fuzz& f, bool gpu) {
   f.expect("sy_combine_send", "an endpoint never created", STATE, sy_combine_send(fep, fakeBuf, nullptr), fep);
   f.expect("sy_combine_recv", "an endpoint never created", STATE,
            sy_combine_recv(fep, nullptr, nullptr, 0, nullptr, nullptr), fep);
+  f.expect("sy_dispatch", "an endpoint never created", STATE,
+           sy_dispatch(fep, nullptr, nullptr, nullptr, nullptr, 0, nullptr), fep);
+  f.expect("sy_combine", "an endpoint never created", STATE,
+           sy_combine(fep, fakeBuf, nullptr, nullptr, 0, nullptr, nullptr), fep);
   f.expect("sy_endpoint_check", "an endpoint never created", STATE, sy_endpoint_check(fep, nullptr, &err), fep);
   f.expect("sy_endpoint_set_blocks", "an endpoint never created", STATE, sy_endpoint_set_blocks(fep, 8), fep);
   f.expect("sy_endpoint_memory", "an endpoint never created", STATE, sy_endpoint_memory(fep, &n, &n), fep);

@@ -13,6 +13,7 @@
 // span of 2 KB pieces of it when records are fewer than warps): lane i holds entry i, each piece is
 // read once and stored at each entry's row (the fan-out); the first span's warp also copies the
 // scales and writes the meta. A bad record is a ProtocolError (E_BAD_RECORD) and is not placed.
+#pragma once
 #include "launch.h"
 #include "payload.cuh"
 #include "records.cuh"
@@ -21,19 +22,20 @@
 #include "stage.cuh"
 
 namespace sy {
-namespace {
+namespace dispatch_recv_stage {
 
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
-__global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
+/// The stage, run by blocks [0, nb) of the dispatch kernel (dispatch.cu); this is block b.
+__device__ inline void run(const SyCtx& c, int nb, int b) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   extern __shared__ int sMem[];
   const RecvTables t = carveRecvTables(sMem, L, R);
   SY_CLOCK_BEGIN;
-  if (!buildRecvTables(c, stepEpoch(c.state), t)) {
+  if (!buildRecvTables(c, stepEpoch(c.state), t, b)) {
     SY_CLOCK_END("dispatchRecv", stepEpoch(c.state));
     return;
   }
@@ -42,7 +44,7 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
 
   const uint64_t rowBytes = p.rowBytes();
   const int pieces = piecesPerRow(rowBytes);
-  const int spans = spansFor(t.recStart[R], pieces, gridDim.x * kWarps);
+  const int spans = spansFor(t.recStart[R], pieces, nb * kWarps);
   const uint64_t items = static_cast<uint64_t>(t.recStart[R]) * spans;
   uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
   const uint8_t* inX = c.heap + p.offset(R_DISPATCH_X);
@@ -51,8 +53,8 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
   float* outS = reinterpret_cast<float*>(regionPtr(c, R_RECV_SCALES));
   int4* outMeta = reinterpret_cast<int4*>(regionPtr(c, R_RECV_META));
   const bool vec = (rowBytes & 15) == 0;
-  for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; item < items;
-       item += static_cast<uint64_t>(gridDim.x) * kWarps) {
+  for (uint64_t item = static_cast<uint64_t>(b) * kWarps + warp; item < items;
+       item += static_cast<uint64_t>(nb) * kWarps) {
     const int q = static_cast<int>(item / spans);
     const int span = static_cast<int>(item % spans);
     const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
@@ -105,18 +107,5 @@ __global__ void __launch_bounds__(kThreads) dispatchRecvKernel(SyCtx c) {
   SY_CLOCK_END("dispatchRecv", stepEpoch(c.state));
 }
 
-}  // namespace
-
-cudaError_t launchDispatchRecv(const SyCtx& ctx, cudaStream_t stream) {
-  const SyParams& p = ctx.p;
-  // The records are only known on the device: one wave, as many blocks as the busiest case needs.
-  const uint64_t most = static_cast<uint64_t>(p.ranks()) * p.maxTokens() * piecesPerRow(p.rowBytes());
-  const int blocks = stageBlocks(ctx, most, 0);
-  const int smem = recvTablesSmemBytes(p.localExperts(), p.ranks());
-  cudaError_t rc = cudaFuncSetAttribute(dispatchRecvKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  if (rc != cudaSuccess) return rc;
-  dispatchRecvKernel<<<blocks, kThreads, smem, stream>>>(ctx);
-  return cudaGetLastError();
-}
-
+}  // namespace dispatch_recv_stage
 }  // namespace sy

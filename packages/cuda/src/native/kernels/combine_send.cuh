@@ -15,6 +15,7 @@
 // a 256-output stage with the next stage's 16-byte loads in flight (pipelinedSums,
 // weighted_sum.cuh); the partial goes out with 16-byte stores. One system fence per block; the last
 // block writes every home's signal.
+#pragma once
 #include "codec.cuh"
 #include "launch.h"
 #include "records.cuh"
@@ -24,7 +25,7 @@
 #include "weighted_sum.cuh"
 
 namespace sy {
-namespace {
+namespace combine_send_stage {
 
 constexpr int kThreads = kStageThreads;
 constexpr int kOutPerPiece = 512;  // outputs of one work item: two 8-wide vectors a lane
@@ -82,8 +83,9 @@ __device__ inline void homeRows(const SyCtx& c, const uint16_t* expertOut, uint6
 }
 constexpr int kWarps = kThreads / kWarp;
 
+/// The stage, run by blocks [0, nb) of the combine kernel (combine.cu); this is block b.
 template <bool kPuts>
-__global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uint16_t* expertOut) {
+__device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, int b) {
   const SyParams& p = c.p;
   const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), H = p.hidden(), dp = p.dpSize();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -110,7 +112,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
 
   if (!failed && small) {
     const int chunks = (H + kOutPerPiece - 1) / kOutPerPiece;
-    const int spans = spansFor(sRecStart[R], chunks, gridDim.x * kWarps);
+    const int spans = spansFor(sRecStart[R], chunks, nb * kWarps);
     const uint64_t items = static_cast<uint64_t>(sRecStart[R]) * spans;
     const uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
     const bool vec = (H % 8) == 0 && (reinterpret_cast<uint64_t>(expertOut) & 15) == 0;
@@ -151,8 +153,8 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
       }
       return r;
     };
-    const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
-    uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp;
+    const uint64_t stride = static_cast<uint64_t>(nb) * kWarps;
+    uint64_t item = static_cast<uint64_t>(b) * kWarps + warp;
     Rec next = fetch(item);
     for (; item < items; item += stride) {
       const Rec cur = next;
@@ -207,7 +209,7 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
 
   completeBlockPuts<kPuts>(c);
   SY_CLOCK_MARK;  // 2: warp 0's partials
-  const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND);
+  const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND, false, nb);
   SY_CLOCK_MARK;  // 3: every warp's, fenced
   if (!last || failed) {
     SY_CLOCK_END("combineSend", epoch);
@@ -228,15 +230,5 @@ __global__ void __launch_bounds__(kThreads) combineSendKernel(SyCtx c, const uin
   SY_CLOCK_END("combineSend", epoch);
 }
 
-}  // namespace
-
-cudaError_t launchCombineSend(const SyCtx& ctx, const void* expertOut, int budget, cudaStream_t stream) {
-  const SyParams& p = ctx.p;
-  const uint64_t most = static_cast<uint64_t>(p.ranks()) * p.maxTokens() *
-                        ((p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
-  const int blocks = stageBlocks(ctx, most, budget);
-  (ctx.puts ? combineSendKernel<true> : combineSendKernel<false>)<<<blocks, kThreads, 0, stream>>>(ctx, static_cast<const uint16_t*>(expertOut));
-  return cudaGetLastError();
-}
-
+}  // namespace combine_send_stage
 }  // namespace sy

@@ -21,6 +21,7 @@
 // into each destination's record slot; the first span's warp also writes the records. One system
 // fence per block; the block of the last chunk stores the counts once its plan has them, the last
 // block to finish (stage.cuh) fences and releases each destination's dispatchSignal.
+#pragma once
 #include "launch.h"
 #include "payload.cuh"
 #include "plan.cuh"
@@ -30,15 +31,15 @@
 #include "stage.cuh"
 
 namespace sy {
-namespace {
+namespace dispatch_send_stage {
 
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
+/// The stage, run by blocks [0, nb) of the dispatch kernel (dispatch.cu); this is block b.
 template <bool kPuts>
-__global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const uint8_t* x, const float* xScales,
-                                                               const int32_t* topkIdx, const float* topkWeights, int T,
-                                                               int chunk) {
+__device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScales, const int32_t* topkIdx,
+                           const float* topkWeights, int T, int chunk, int nb, int b) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), M = p.maxTokens(), W = p.routeWords();
   const int S = p.scalesPerRow(), E = p.experts(), dp = p.dpSize();
@@ -46,7 +47,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN;
   extern __shared__ int sPlan[];
-  const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
+  const int t0 = min(T, static_cast<int>(b) * chunk);
   const int t1 = min(T, t0 + chunk);
   const uint64_t rowBytes = p.rowBytes();
   const int pieces = piecesPerRow(rowBytes);
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   int* sRecRange = sEntries + planEntriesSmemBytes(K) / 4;  // [2R] put path: the chunk's records to each rank
   bool failed = __syncthreads_or(hasError(c.state));  // block-uniform
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
-  const bool lastChunk = blockIdx.x == gridDim.x - 1;
+  const bool lastChunk = b == nb - 1;
   if (!failed) failed = !planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan, oneStage ? sEntries : nullptr,
                                      kPuts ? sRecRange : nullptr);
 
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   completeBlockPuts<kPuts>(c);
 
   SY_CLOCK_MARK;  // 3: warp 0's rows and records
-  const bool last = lastBlockDone(c.state, DONE_SEND);
+  const bool last = lastBlockDone(c.state, DONE_SEND, false, nb);
   SY_CLOCK_MARK;  // 4: every warp's, fenced
   if (!last || failed) {
     SY_CLOCK_END("dispatchSend", epoch);
@@ -180,34 +181,5 @@ __global__ void __launch_bounds__(kThreads) dispatchSendKernel(SyCtx c, const ui
   SY_CLOCK_END("dispatchSend", epoch);
 }
 
-}  // namespace
-
-int stageBlocks(const SyCtx& ctx, uint64_t items, int budget) {
-  const uint64_t want = (items + kWarps - 1) / kWarps;
-  const int limit = budget > 0 ? budget : ctx.maxBlocks;
-  return static_cast<int>(want < 1 ? 1 : (want < static_cast<uint64_t>(limit) ? want : limit));
-}
-
-cudaError_t launchDispatchSend(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
-                               const float* topkWeights, int numTokens, cudaStream_t stream) {
-  const SyParams& p = ctx.p;
-  const uint64_t items = static_cast<uint64_t>(numTokens) * piecesPerRow(p.rowBytes());
-  int blocks = stageBlocks(ctx, items, 0);
-  const int chunk = chunkTokens(numTokens, blocks);
-  blocks = numTokens > 0 ? (numTokens + chunk - 1) / chunk : 1;  // every block has tokens; the last ends at T
-  const int smem = planSmemBytes(p.experts(), p.ranks(), p.topK()) + planEntriesSmemBytes(p.topK()) +
-                   (ctx.puts ? 8 * p.ranks() : 0);
-  auto kernel = ctx.puts ? dispatchSendKernel<true> : dispatchSendKernel<false>;
-  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  if (rc != cudaSuccess) return rc;
-  kernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x),
-                                                         p.inputFp8() ? scales : nullptr, topkIdx, topkWeights,
-                                                         numTokens, chunk);
-  return cudaGetLastError();
-}
-
-cudaError_t stageOccupancy(int* blocksPerSm) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, dispatchSendKernel<true>, kThreads, 8192);
-}
-
+}  // namespace dispatch_send_stage
 }  // namespace sy

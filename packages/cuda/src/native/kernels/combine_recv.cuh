@@ -17,6 +17,7 @@
 // tokens that route to it; the rows dispatch recv's records named are compared with the counts by
 // a block of their own, or by that block first under an SM budget (combine_check.cuh). The last
 // block to finish advances the step counter.
+#pragma once
 #include <climits>
 
 #include "codec.cuh"
@@ -28,7 +29,7 @@
 #include "weighted_sum.cuh"
 
 namespace sy {
-namespace {
+namespace combine_recv_stage {
 
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
@@ -72,9 +73,10 @@ __device__ inline void homeSum(const uint16_t* rows, const float* weights, int e
 
 /// kHome: weights at home (homeWeights [T, topK]), a kernel of its own so that the partials' path
 /// keeps its registers.
+/// The stage, run by blocks [0, nb) of the combine kernel (combine.cu); this is block b.
 template <bool kHome>
-__global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int32_t* topkIdx, const float* homeWeights,
-                                                              int T, uint16_t* y, bool namedBlock) {
+__device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* homeWeights, int T, uint16_t* y,
+                           bool namedBlock, int nb, int b) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), M = p.maxTokens();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -86,10 +88,10 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   // nothing for it); the rows dispatch recv's records named against the counts (this rank's
   // tables: nothing to wait for) on a block of their own (`namedBlock`: grids without an SM
   // budget), else by the check block before it waits.
-  const int workers = gridDim.x - 1 - (namedBlock ? 1 : 0);
-  const bool named = R <= kMaxCheckedPeers && blockIdx.x == (namedBlock ? workers + 1 : workers);
+  const int workers = nb - 1 - (namedBlock ? 1 : 0);
+  const bool named = R <= kMaxCheckedPeers && b == (namedBlock ? workers + 1 : workers);
   if (named) rowsNamedCheck(c.t.named, c.t.counts, c.state, R, L, sCheck.used);
-  if (blockIdx.x == workers) waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
+  if (b == workers) waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
 
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
   const uint16_t* partials = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));
@@ -99,7 +101,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   // shared memory; the other warps wait on those flags, not on the signal words (thousands of
   // warps polling a few words would crowd one L2 slice, which ranks sharing a GPU felt most).
   __shared__ int sArrived[kMaxCheckedPeers];  // 0 not yet, 1 arrived (acquired), -1 failed
-  const bool worker = blockIdx.x < workers;
+  const bool worker = b < workers;
   if (worker) {
     for (int r = threadIdx.x; r < R; r += kThreads) sArrived[r] = 0;
   }
@@ -117,7 +119,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   constexpr int kItemWarps = kWarps - 1;
   const int spans = spansFor(T, chunks, workers * kItemWarps);
   const uint64_t items = !worker || warp == 0 ? 0 : static_cast<uint64_t>(T) * spans;
-  for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kItemWarps + (warp - 1); item < items;
+  for (uint64_t item = static_cast<uint64_t>(b) * kItemWarps + (warp - 1); item < items;
        item += static_cast<uint64_t>(workers) * kItemWarps) {
     const int t = static_cast<int>(item / spans);
     const int span = static_cast<int>(item % spans);
@@ -183,7 +185,7 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
 
   SY_CLOCK_MARK;  // 2: warp 0's part of the sums (none: it polls)
   // The last block advances the step, so the next step's signals carry the next epoch.
-  const bool last = lastBlockDone(c.state, DONE_COMBINE_RECV, true);  // y and the step: this GPU's
+  const bool last = lastBlockDone(c.state, DONE_COMBINE_RECV, true, nb);  // y and the step: this GPU's
   SY_CLOCK_MARK;  // 3: every block's sums and the check, fenced
   if (last && threadIdx.x == 0) {
     c.state->step = c.state->step + 1;
@@ -193,18 +195,5 @@ __global__ void __launch_bounds__(kThreads) combineRecvKernel(SyCtx c, const int
   SY_CLOCK_END("combineRecv", epoch);
 }
 
-}  // namespace
-
-cudaError_t launchCombineRecv(const SyCtx& ctx, const int32_t* topkIdx, const float* homeWeights, int numTokens,
-                              void* y, int budget, cudaStream_t stream) {
-  const uint64_t items = static_cast<uint64_t>(numTokens) * ((ctx.p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
-  // + the checks' blocks: one within an SM budget (contiguous), two without (masked: latency)
-  const bool namedBlock = budget <= 0;
-  const int blocks = stageBlocks(ctx, items * kWarps / (kWarps - 1), budget > 1 ? budget - 1 : budget) + 1 +
-                     (namedBlock ? 1 : 0);
-  auto kernel = homeWeights != nullptr ? combineRecvKernel<true> : combineRecvKernel<false>;
-  kernel<<<blocks, kThreads, 0, stream>>>(ctx, topkIdx, homeWeights, numTokens, static_cast<uint16_t*>(y), namedBlock);
-  return cudaGetLastError();
-}
-
+}  // namespace combine_recv_stage
 }  // namespace sy

@@ -1,0 +1,74 @@
+// The combine kernel (both layouts): one kernel function for combine send (combine_send.cuh),
+// combine recv (combine_recv.cuh) or both in one launch.
+//
+// `phases` says which: 1 send, 2 receive, 3 both (sy_combine: one launch a half). Each stage runs
+// on blocks [0, its blocks) of the grid, the larger of the two; with both, a block runs the send,
+// then the receive, which waits for this rank's own send too: both grids then stay within one
+// wave (ctx.maxBlocks), so every block is resident at once. Instantiated for the put path
+// (kPuts) and the weights at home (kHome), both fixed for an endpoint, so a profile shows one
+// "combine" kernel whichever halves a launch runs.
+#include "combine_recv.cuh"
+#include "combine_send.cuh"
+#include "launch.h"
+#include "stage.cuh"
+
+namespace sy {
+namespace {
+
+constexpr int kThreads = kStageThreads;
+constexpr int kWarps = kThreads / kWarp;
+constexpr int kOutPerPiece = 512;  // outputs of one work item (as in both stages)
+
+/// What combine reads and writes (the caller's tensors).
+struct CombineInputs {
+  const uint16_t* expertOut;
+  const int32_t* topkIdx;
+  const float* homeWeights;
+  uint16_t* y;
+  int tokens;
+  bool namedBlock;  ///< combine recv checks the rows named on a block of its own
+};
+
+template <bool kPuts, bool kHome>
+__global__ void __launch_bounds__(kThreads) combine(SyCtx c, CombineInputs in, int sendBlocks, int recvBlocks, int phases) {
+  const int b = static_cast<int>(blockIdx.x);
+  if ((phases & 1) != 0 && b < sendBlocks) combine_send_stage::run<kPuts>(c, in.expertOut, sendBlocks, b);
+  if (phases == 3) __syncthreads();
+  if ((phases & 2) != 0 && b < recvBlocks) {
+    combine_recv_stage::run<kHome>(c, in.topkIdx, in.homeWeights, in.tokens, in.y, in.namedBlock, recvBlocks, b);
+  }
+}
+
+/// The receive's grid: workers, one check block and (without an SM budget) one for the rows-named
+/// comparison. With both halves in one launch, the workers leave room for those within one wave.
+int recvGrid(const SyCtx& ctx, int numTokens, int budget, bool both, bool* namedBlock) {
+  const uint64_t items = static_cast<uint64_t>(numTokens) * ((ctx.p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
+  *namedBlock = budget <= 0;
+  const int extra = 1 + (*namedBlock ? 1 : 0);
+  int limit = budget > 1 ? budget - 1 : budget;
+  if (both && limit <= 0) limit = ctx.maxBlocks - extra > 1 ? ctx.maxBlocks - extra : 1;
+  return stageBlocks(ctx, items * kWarps / (kWarps - 1), limit) + extra;
+}
+
+}  // namespace
+
+cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t* topkIdx, const float* homeWeights,
+                          int numTokens, void* y, int budget, int phases, cudaStream_t stream) {
+  const SyParams& p = ctx.p;
+  CombineInputs in{static_cast<const uint16_t*>(expertOut), topkIdx, homeWeights, static_cast<uint16_t*>(y), numTokens,
+                   false};
+  int sendBlocks = 0, recvBlocks = 0;
+  if ((phases & 1) != 0) {
+    const uint64_t most = static_cast<uint64_t>(p.ranks()) * p.maxTokens() * ((p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
+    sendBlocks = stageBlocks(ctx, most, budget);
+  }
+  if ((phases & 2) != 0) recvBlocks = recvGrid(ctx, numTokens, budget, phases == 3, &in.namedBlock);
+  const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
+  const bool home = p.combineAtHome();
+  auto kernel = ctx.puts ? (home ? combine<true, true> : combine<true, false>)
+                         : (home ? combine<false, true> : combine<false, false>);
+  kernel<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
+  return cudaGetLastError();
+}
+
+}  // namespace sy

@@ -1,0 +1,96 @@
+// The dispatch kernel of the masked layout: one kernel function for dispatch send
+// (dispatch_send.cuh), dispatch recv (dispatch_recv.cuh) or both in one launch.
+//
+// `phases` says which: 1 send, 2 receive, 3 both (sy_dispatch: one launch a half, as an engine's
+// profiler expects of a dispatch). Each stage runs on blocks [0, its blocks) of the grid, which is
+// the larger of the two; with both, a block runs the send, then the receive. The receive waits for
+// this rank's own send too, so every block must be resident at once: both grids are at most one
+// wave (ctx.maxBlocks), and the grid is their maximum. One function, so a profile shows one
+// "dispatch" kernel whichever halves a launch runs.
+#include "dispatch_recv.cuh"
+#include "dispatch_send.cuh"
+#include "launch.h"
+#include "stage.cuh"
+
+namespace sy {
+namespace {
+
+constexpr int kThreads = kStageThreads;
+constexpr int kWarps = kThreads / kWarp;
+
+/// What dispatch send reads (the caller's tensors).
+struct SendInputs {
+  const uint8_t* x;
+  const float* scales;
+  const int32_t* topkIdx;
+  const float* topkWeights;
+  int tokens;
+  int chunk;  ///< tokens a block of the send
+};
+
+template <bool kPuts>
+__global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int sendBlocks, int recvBlocks, int phases) {
+  const int b = static_cast<int>(blockIdx.x);
+  if ((phases & 1) != 0 && b < sendBlocks) {
+    dispatch_send_stage::run<kPuts>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk, sendBlocks, b);
+  }
+  if (phases == 3) __syncthreads();  // the receive reuses the send's shared memory
+  if ((phases & 2) != 0 && b < recvBlocks) dispatch_recv_stage::run(c, recvBlocks, b);
+}
+
+/// The send's grid (every block has tokens; the last one ends at T) and its chunk.
+void sendGrid(const SyCtx& ctx, int numTokens, int* blocks, int* chunk) {
+  const uint64_t items = static_cast<uint64_t>(numTokens) * piecesPerRow(ctx.p.rowBytes());
+  *blocks = stageBlocks(ctx, items, 0);
+  *chunk = chunkTokens(numTokens, *blocks);
+  *blocks = numTokens > 0 ? (numTokens + *chunk - 1) / *chunk : 1;
+}
+
+/// The receive's grid: the records are only known on the device, so as many blocks as the busiest
+/// case needs, at most one wave.
+int recvGrid(const SyCtx& ctx) {
+  const SyParams& p = ctx.p;
+  return stageBlocks(ctx, static_cast<uint64_t>(p.ranks()) * p.maxTokens() * piecesPerRow(p.rowBytes()), 0);
+}
+
+int sendSmem(const SyCtx& ctx) {
+  const SyParams& p = ctx.p;
+  return planSmemBytes(p.experts(), p.ranks(), p.topK()) + planEntriesSmemBytes(p.topK()) + (ctx.puts ? 8 * p.ranks() : 0);
+}
+
+int recvSmem(const SyCtx& ctx) { return recvTablesSmemBytes(ctx.p.localExperts(), ctx.p.ranks()); }
+
+}  // namespace
+
+int stageBlocks(const SyCtx& ctx, uint64_t items, int budget) {
+  const uint64_t want = (items + kWarps - 1) / kWarps;
+  const int limit = budget > 0 ? budget : ctx.maxBlocks;
+  return static_cast<int>(want < 1 ? 1 : (want < static_cast<uint64_t>(limit) ? want : limit));
+}
+
+cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
+                           const float* topkWeights, int numTokens, int phases, cudaStream_t stream) {
+  const SyParams& p = ctx.p;
+  SendInputs in{static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr, topkIdx, topkWeights, numTokens, 1};
+  int sendBlocks = 0, recvBlocks = 0, smem = 0;
+  if ((phases & 1) != 0) {
+    sendGrid(ctx, numTokens, &sendBlocks, &in.chunk);
+    smem = sendSmem(ctx);
+  }
+  if ((phases & 2) != 0) {
+    recvBlocks = recvGrid(ctx);
+    smem = smem > recvSmem(ctx) ? smem : recvSmem(ctx);
+  }
+  const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
+  auto kernel = ctx.puts ? dispatch<true> : dispatch<false>;
+  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (rc != cudaSuccess) return rc;
+  kernel<<<blocks, kThreads, smem, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
+  return cudaGetLastError();
+}
+
+cudaError_t stageOccupancy(int* blocksPerSm) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, dispatch<true>, kThreads, 8192);
+}
+
+}  // namespace sy
