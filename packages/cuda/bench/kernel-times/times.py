@@ -13,6 +13,9 @@ import sys
 from statistics import median
 
 STAGES = ("dispatchSend", "dispatchRecv", "combineSend", "combineRecv")
+# One kernel function a half (sy::kernels::dispatch / combine) launched for one stage at a time, as
+# step.c calls the four phases: its launches alternate send, receive.
+HALVES = {"::dispatch<": ("dispatchSend", "dispatchRecv"), "::combine<": ("combineSend", "combineRecv")}
 
 
 def durations(path: str) -> dict[str, list[float]]:
@@ -22,10 +25,16 @@ def durations(path: str) -> dict[str, list[float]]:
     if start < 0:
         raise SystemExit(f"{path}: no ncu CSV in it")
     out: dict[str, list[float]] = {s: [] for s in STAGES}
+    launches = {half: 0 for half in HALVES}
     for row in csv.DictReader(io.StringIO(text[start:])):
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
-        stage = next((s for s in STAGES if s in row["Kernel Name"]), None)
+        name = row["Kernel Name"]
+        stage = next((s for s in STAGES if s in name), None)  # a kernel a stage (earlier builds)
+        half = next((h for h in HALVES if h in name), None)
+        if stage is None and half is not None:
+            stage = HALVES[half][launches[half] % 2]
+            launches[half] += 1
         if stage is None:
             continue
         value = float(row["Metric Value"].replace(",", ""))

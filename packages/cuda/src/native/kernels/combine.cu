@@ -19,6 +19,12 @@ constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 constexpr int kOutPerPiece = 512;  // outputs of one work item (as in both stages)
 
+}  // namespace
+
+// Named (not anonymous): a profiler shows the kernel as sy::kernels::combine (an anonymous
+// namespace would leave it a mangled, unreadable name with relocatable device code).
+namespace kernels {
+
 /// What combine reads and writes (the caller's tensors).
 struct CombineInputs {
   const uint16_t* expertOut;
@@ -39,6 +45,10 @@ __global__ void __launch_bounds__(kThreads) combine(SyCtx c, CombineInputs in, i
   }
 }
 
+}  // namespace kernels
+
+namespace {
+
 /// The receive's grid: workers, one check block and (without an SM budget) one for the rows-named
 /// comparison. With both halves in one launch, the workers leave room for those within one wave.
 int recvGrid(const SyCtx& ctx, int numTokens, int budget, bool both, bool* namedBlock) {
@@ -55,7 +65,7 @@ int recvGrid(const SyCtx& ctx, int numTokens, int budget, bool both, bool* named
 cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t* topkIdx, const float* homeWeights,
                           int numTokens, void* y, int budget, int phases, cudaStream_t stream) {
   const SyParams& p = ctx.p;
-  CombineInputs in{static_cast<const uint16_t*>(expertOut), topkIdx, homeWeights, static_cast<uint16_t*>(y), numTokens,
+  kernels::CombineInputs in{static_cast<const uint16_t*>(expertOut), topkIdx, homeWeights, static_cast<uint16_t*>(y), numTokens,
                    false};
   int sendBlocks = 0, recvBlocks = 0;
   if ((phases & 1) != 0) {
@@ -65,8 +75,8 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
   if ((phases & 2) != 0) recvBlocks = recvGrid(ctx, numTokens, budget, phases == 3, &in.namedBlock);
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
   const bool home = p.combineAtHome();
-  auto kernel = ctx.puts ? (home ? combine<true, true> : combine<true, false>)
-                         : (home ? combine<false, true> : combine<false, false>);
+  auto kernel = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
+                         : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
   kernel<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
   return cudaGetLastError();
 }

@@ -18,6 +18,12 @@ namespace {
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
+}  // namespace
+
+// Named (not anonymous): a profiler shows the kernel as sy::kernels::dispatch (an anonymous
+// namespace would leave it a mangled, unreadable name with relocatable device code).
+namespace kernels {
+
 /// What dispatch send reads (the caller's tensors).
 struct SendInputs {
   const uint8_t* x;
@@ -37,6 +43,10 @@ __global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int
   if (phases == 3) __syncthreads();  // the receive reuses the send's shared memory
   if ((phases & 2) != 0 && b < recvBlocks) dispatch_recv_stage::run(c, recvBlocks, b);
 }
+
+}  // namespace kernels
+
+namespace {
 
 /// The send's grid (every block has tokens; the last one ends at T) and its chunk.
 void sendGrid(const SyCtx& ctx, int numTokens, int* blocks, int* chunk) {
@@ -71,7 +81,7 @@ int stageBlocks(const SyCtx& ctx, uint64_t items, int budget) {
 cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
                            const float* topkWeights, int numTokens, int phases, cudaStream_t stream) {
   const SyParams& p = ctx.p;
-  SendInputs in{static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr, topkIdx, topkWeights, numTokens, 1};
+  kernels::SendInputs in{static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr, topkIdx, topkWeights, numTokens, 1};
   int sendBlocks = 0, recvBlocks = 0, smem = 0;
   if ((phases & 1) != 0) {
     sendGrid(ctx, numTokens, &sendBlocks, &in.chunk);
@@ -82,7 +92,7 @@ cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales,
     smem = smem > recvSmem(ctx) ? smem : recvSmem(ctx);
   }
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
-  auto kernel = ctx.puts ? dispatch<true> : dispatch<false>;
+  auto kernel = ctx.puts ? kernels::dispatch<true> : kernels::dispatch<false>;
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != cudaSuccess) return rc;
   kernel<<<blocks, kThreads, smem, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
@@ -90,7 +100,7 @@ cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales,
 }
 
 cudaError_t stageOccupancy(int* blocksPerSm) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, dispatch<true>, kThreads, 8192);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, kernels::dispatch<true>, kThreads, 8192);
 }
 
 }  // namespace sy
