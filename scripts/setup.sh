@@ -6,8 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-vulkan.sh || echo "setup: no Vulkan driver; the WebGPU backend will report itself unavailable (see above)"
 bash scripts/setup-python.sh || echo "setup: the Python package's tests will fail: no python3 with pytest or no C compiler (see above)"
-# `npm install` rather than `npm ci`: the registry reachable here serves only this platform's builds
-# of biome, esbuild and rollup, so the lockfile cannot list the others and `npm ci` refuses it as
-# out of sync. The committed lockfile still pins every version installed.
-npm install --no-audit --no-fund
+# `npm ci`: exactly the lockfile's versions, or a refusal naming what the lockfile misses. It must
+# list the optional builds of biome, esbuild, rollup and turbo for every platform their packages
+# name: npm ci fetches only this platform's, but refuses a lockfile that leaves any out. A lockfile
+# written against a registry that serves only one platform's builds misses the others; rewrite it
+# (`npm install --package-lock-only`) against one that serves them all, as the npm registry does.
+# It records no download addresses (.npmrc): packages come from the registry npm is configured with.
+npm ci --no-audit --no-fund
 npx turbo run build

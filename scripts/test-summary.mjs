@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // Adds up the vitest JSON reports that `npm test` leaves (`.vitest-report.json` in every package
-// with a test script, and in templates/backend from scripts/check-template.sh) and prints one
-// line: "N passed, N failed, N skipped in K reports". Exit status 1 when a test failed, a test
-// file could not run, or an expected report is missing (its run crashed or never started).
+// with a test script) and prints one line: "N passed, N failed, N skipped in K reports". Exit
+// status 1 when a test failed, a test file could not run, or an expected report is missing (its
+// run crashed or never started).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 export const REPORT = ".vitest-report.json";
 
-/** The folders that must have left a report: packages with a test script, and the template. */
+/** The folders that must have left a report: packages with a test script. */
 function expectedFolders() {
   const packages = readdirSync(join(root, "packages"))
     .map((name) => join("packages", name))
@@ -17,7 +17,7 @@ function expectedFolders() {
       const file = join(root, dir, "package.json");
       return existsSync(file) && JSON.parse(readFileSync(file, "utf8")).scripts?.test !== undefined;
     });
-  return [...packages, join("templates", "backend")];
+  return packages;
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: build, lint, typecheck, every package's tests (vitest, each leaving a JSON report),
-// the backend template installed out of tree against the suite, then one closing line adding up
+// the vendor sequence of docs/depending.md as written (scripts/vendor-check.sh: the packed packages
+// installed in a backend made from the template, out of tree), then one closing line adding up
 // every report (scripts/test-summary.mjs). Dawn's adapter-limit notices (native, on stderr, with
 // nothing to act on) are left out of the output. Every step runs with TMPDIR set to a fresh folder,
 // removed at the end, so a run leaves nothing in the machine's temporary folder; what the steps left
@@ -50,7 +51,6 @@ for (const dir of [
   "packages/cuda",
   "packages/cuda-rig",
   "packages/cli",
-  "templates/backend",
 ])
   rmSync(join(root, dir, REPORT), { force: true });
 
@@ -60,7 +60,7 @@ const steps = [
   ["lint", "npx", ["biome", "ci", "."]],
   ["typecheck", "npx", ["turbo", "run", "typecheck"]],
   ["test", "npx", ["turbo", "run", "test", "--concurrency=1", "--", ...vitestArgs]],
-  ["template", "bash", ["scripts/check-template.sh"]],
+  ["vendor", "bash", ["scripts/vendor-check.sh"]],
 ];
 const failed = [];
 for (const [name, command, args] of steps) {

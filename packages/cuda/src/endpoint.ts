@@ -165,7 +165,7 @@ export class RankEndpoint {
       if (output === "exact") native.setOutput(true);
       return new RankEndpoint(config, native, runtime.addon, runtime.rank, timeoutMs, layout, output);
     } catch (e) {
-      throw mapNativeError(e, runtime.rank, timeoutMs);
+      throw mapNativeError(e, runtime.rank, timeoutMs, config.experts, { call: "create" });
     }
   }
 
@@ -184,12 +184,24 @@ export class RankEndpoint {
     if (this.destroyed) throw new DestroyedError(`cuda endpoint (rank ${this.rank})`);
   }
 
-  private call<T>(f: () => T): T {
+  /** Runs a native call of `name`; what it throws becomes core's named error (`mapped`). */
+  private call<T>(name: string, f: () => T): T {
     try {
       return f();
     } catch (e) {
-      throw mapNativeError(e, this.rank, this.timeoutMs, this.config.experts);
+      throw this.mapped(e, name);
     }
+  }
+
+  /**
+   * What a native call of `name` threw, as core's named error (mapNativeError). A call that came
+   * back after destroy() (one in flight, or one after an await) reads a state error as DestroyedError.
+   */
+  private mapped(e: unknown, name: string): Error {
+    return mapNativeError(e, this.rank, this.timeoutMs, this.config.experts, {
+      call: name,
+      destroyed: this.destroyed,
+    });
   }
 
   private tokens(n: number, what: string): void {
@@ -224,7 +236,7 @@ export class RankEndpoint {
   /** Device address and size of a layout region in this rank's heap. */
   region(name: RegionName): DeviceRef {
     this.live();
-    const r = this.call(() => this.native.region(REGION_NAMES.indexOf(name)));
+    const r = this.call("region", () => this.native.region(REGION_NAMES.indexOf(name)));
     return { ptr: r.ptr, bytes: r.bytes };
   }
 
@@ -254,7 +266,7 @@ export class RankEndpoint {
       );
     }
     const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need && !home);
-    this.call(() => this.native.dispatchSend(x, scales, idx, w, T, stream));
+    this.call("dispatchSend", () => this.native.dispatchSend(x, scales, idx, w, T, stream));
   }
 
   /**
@@ -265,7 +277,7 @@ export class RankEndpoint {
   dispatchRecv(stream = 0n): void {
     this.live();
     this.stepRows = null;
-    this.call(() => this.native.dispatchRecv(stream));
+    this.call("dispatchRecv", () => this.native.dispatchRecv(stream));
   }
 
   /**
@@ -280,7 +292,7 @@ export class RankEndpoint {
     try {
       rows = await this.native.recvRows(stream);
     } catch (e) {
-      throw mapNativeError(e, this.rank, this.timeoutMs, this.config.experts);
+      throw this.mapped(e, "dispatchRecvRows");
     }
     this.stepRows = rows;
     return rows;
@@ -304,7 +316,7 @@ export class RankEndpoint {
     }
     const x = this.sized(args.x, "x", rows * c.hidden * dtypeBytes(c.dispatchDtype), rows > 0);
     const scales = this.sized(args.scales, "scales", rows * S * 4, rows > 0 && S > 0);
-    this.call(() => this.native.recvInto(x, scales, stream));
+    this.call("dispatchRecvInto", () => this.native.recvInto(x, scales, stream));
   }
 
   /** Sends expert outputs [rows, hidden] bf16 back home (rows: the layout's, or the step's with exact output). Enqueued on `stream`. */
@@ -312,7 +324,7 @@ export class RankEndpoint {
     this.live();
     const rows = this.output === "exact" ? (this.stepRows ?? 0) : this.layout.rows;
     const out = this.sized(expertOut, "expertOut", rows * this.config.hidden * 2, rows > 0);
-    this.call(() => this.native.combineSend(out, stream));
+    this.call("combineSend", () => this.native.combineSend(out, stream));
   }
 
   /** Waits for every expert rank and writes y [T, hidden] bf16. Enqueued on `stream`. */
@@ -331,7 +343,7 @@ export class RankEndpoint {
       need && combineWeightsOf(c) === "home",
     );
     const y = this.sized(args.y, "y", T * c.hidden * 2, need);
-    this.call(() => this.native.combineRecv(idx, w, T, y, stream));
+    this.call("combineRecv", () => this.native.combineRecv(idx, w, T, y, stream));
   }
 
   /** Waits for `stream`; rejects with TimeoutError / ProtocolError if a receive stage failed. */
@@ -340,7 +352,7 @@ export class RankEndpoint {
     try {
       await this.native.check(stream);
     } catch (e) {
-      throw mapNativeError(e, this.rank, this.timeoutMs, this.config.experts);
+      throw this.mapped(e, "synchronize");
     }
   }
 
@@ -353,13 +365,13 @@ export class RankEndpoint {
     this.live();
     if (!Number.isInteger(blocks) || blocks < 1)
       throw new RangeError(`setBlocks: blocks ${blocks} must be >= 1`);
-    this.call(() => this.native.setBlocks(blocks));
+    this.call("setBlocks", () => this.native.setBlocks(blocks));
   }
 
   /** Device memory this endpoint allocated: all of it, and the local output buffers (contiguous). */
   memory(): { deviceBytes: number; localBytes: number } {
     this.live();
-    return this.call(() => this.native.memory());
+    return this.call("memory", () => this.native.memory());
   }
 
   /**
@@ -368,13 +380,13 @@ export class RankEndpoint {
    */
   enableStats(): void {
     this.live();
-    this.call(() => this.native.enableStats());
+    this.call("enableStats", () => this.native.enableStats());
   }
 
   /** The latest step's per-peer counters (synchronizes `stream` first); also after a failed step. */
   readStats(stream = 0n): EndpointStats {
     this.live();
-    const s = this.call(() => this.native.stats(this.config.ranks, stream));
+    const s = this.call("readStats", () => this.native.stats(this.config.ranks, stream));
     return {
       dispatchSent: s.dispatchSent,
       dispatchReceived: s.dispatchReceived,
@@ -391,7 +403,7 @@ export class RankEndpoint {
     const counts = new Int32Array(localExperts(this.config) * this.config.ranks);
     this.addon.copyToHost(
       counts,
-      this.call(() => this.native.counts()),
+      this.call("readCounts", () => this.native.counts()),
     );
     return counts;
   }
@@ -428,7 +440,12 @@ export class RankEndpoint {
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
-    this.call(() => this.native.destroy());
+    try {
+      this.native.destroy();
+    } catch (e) {
+      // Its own refusal (calls still running) is no use-after-destroy: mapped as a live call's.
+      throw mapNativeError(e, this.rank, this.timeoutMs, this.config.experts, { call: "destroy" });
+    }
   }
 }
 

@@ -165,6 +165,39 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     expect(e).toMatchObject({ rank: 1, phase: "combineSend" });
   });
 
+  it("a native phase refusal names the endpoint call that was made, whatever its message names", () => {
+    const { native } = fake();
+    native.setBlocks = () => {
+      throw Object.assign(new Error("sy_dispatch_recv: between steps only"), { code: "SY_ERR_PHASE" });
+    };
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 1);
+    expect(() => ep.setBlocks(4)).toThrow(PhaseError);
+    try {
+      ep.setBlocks(4);
+    } catch (e) {
+      expect(e).toMatchObject({ rank: 1, phase: "setBlocks" });
+    }
+  });
+
+  it("a check in flight when destroy() runs rejects with DestroyedError; on a live endpoint a state error stays NativeError", async () => {
+    const { native } = fake();
+    const state = (message: string) => Object.assign(new Error(message), { code: "SY_ERR_STATE", status: 7 });
+    let reject: (e: unknown) => void = () => {};
+    native.check = () => new Promise((_, r) => (reject = r));
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 1);
+    const pending = ep.synchronize();
+    ep.destroy();
+    reject(state("sy_endpoint_check: ep (0x1) is being torn down"));
+    await expect(pending).rejects.toBeInstanceOf(DestroyedError);
+
+    const live = fake().native;
+    live.check = async () => {
+      throw state("an earlier step failed (rank 1, dispatch recv, ...); the endpoint was destroyed? no");
+    };
+    const other = RankEndpoint.wrap(config, live, {} as NativeAddon, 1);
+    await expect(other.synchronize()).rejects.toMatchObject({ name: "NativeError", code: "SY_ERR_STATE" });
+  });
+
   it("create takes every scale format and both combine-weights modes, their codes in the parameter block", () => {
     const blocks: bigint[][] = [];
     const addon = {
