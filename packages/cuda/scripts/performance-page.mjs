@@ -56,6 +56,7 @@ export function render() {
   out.push(
     `- Medians in µs over ${first.options.steps} steps after ${first.options.warmup} warm-up, one rank per GPU over NVLink (${Math.round(first.nvlink.minGBps)} GB/s peer writes measured in the run), per phase the slowest rank of each step; Switchyard by graph replay, contiguous on ${first.options.sms} SMs, masked on one wave; the peer libraries measured in the same run on the same routing (how each was timed: below the tables).`,
   );
+  for (const line of LATER) out.push(line);
   out.push("- Reproduce (from the repository root, after `bash packages/cuda/scripts/gpu-pack.sh`):");
   out.push("");
   out.push("```sh");
@@ -173,6 +174,15 @@ export function render() {
   out.push("");
   return out.join("\n");
 }
+
+/** Later records that moved these figures without a full run of this page's configs (bf16 and fp8). */
+const LATER = [
+  "- Since this record, one kernel a half ([2026-11-26-one-kernel-a-half](../results/2026-11-26-one-kernel-a-half/README.md),",
+  "  2 × H200, DeepEP, pplx-kernels and NCCL in the same run, bf16 in only) moved Switchyard's masked",
+  "  receives by +1 to +3 µs (masked 1 dispatch / combine 28.3 / 26.6 µs, masked 128 38.9 / 38.0;",
+  "  DeepEP there 20.9 / 21.7 and 36.1 / 52.7), and lets a whole half run in one launch (`sy_dispatch`,",
+  "  `sy_combine`).",
+];
 
 /** The measured reasons for each miss (results/2026-11-26-peers-h200 and the records it links). */
 const REASONS = [
