@@ -90,6 +90,8 @@ export function stageSource(
 }
 
 export interface KernelSet {
+  /** The kernels compiled (a group's: see KernelGroup). */
+  readonly names: readonly KernelName[];
   pipeline(name: KernelName): GPUComputePipeline;
   layout(name: KernelName): GPUBindGroupLayout;
 }
@@ -109,13 +111,28 @@ function bindGroupLayout(device: GPUDevice, spec: KernelSpec): GPUBindGroupLayou
   });
 }
 
-async function compile(h: DeviceHandle, paramNames: readonly string[]): Promise<KernelSet> {
+/**
+ * Which kernels a set compiles: a session's (every stage file), or the codec probe's (tests only:
+ * testing/codecProbe.ts), so that no session compiles the test kernels.
+ */
+export type KernelGroup = "session" | "codecProbe";
+
+function inGroup(file: StageFile, group: KernelGroup): boolean {
+  return (file === "codec_probe") === (group === "codecProbe");
+}
+
+async function compile(
+  h: DeviceHandle,
+  paramNames: readonly string[],
+  group: KernelGroup,
+): Promise<KernelSet> {
   const { device } = h;
   const modules = new Map<StageFile, GPUShaderModule>();
   const layouts = new Map<KernelName, GPUBindGroupLayout>();
   const pipelines = new Map<KernelName, GPUComputePipeline>();
   device.pushErrorScope("validation");
   for (const file of new Set(Object.values(KERNELS).map((k) => k.file))) {
+    if (!inGroup(file, group)) continue;
     const source = stageSource(file, paramNames);
     const module = device.createShaderModule({ label: file, code: source.code });
     const info = await module.getCompilationInfo();
@@ -129,7 +146,7 @@ async function compile(h: DeviceHandle, paramNames: readonly string[]): Promise<
     }
     modules.set(file, module);
   }
-  const names = Object.keys(KERNELS) as KernelName[];
+  const names = (Object.keys(KERNELS) as KernelName[]).filter((n) => inGroup(KERNELS[n].file, group));
   await Promise.all(
     names.map(async (name) => {
       const spec: KernelSpec = KERNELS[name];
@@ -145,15 +162,24 @@ async function compile(h: DeviceHandle, paramNames: readonly string[]): Promise<
   );
   const err = await watchdog(device.popErrorScope(), OPEN_TIMEOUT_MS, "createSession", "popErrorScope");
   if (err) throw new Error(`webgpu backend: creating the kernels failed: ${err.message}`);
-  return { pipeline: (n) => pipelines.get(n)!, layout: (n) => layouts.get(n)! };
+  const known = <T>(map: Map<KernelName, T>, n: KernelName): T => {
+    const v = map.get(n);
+    if (v === undefined) throw new Error(`webgpu backend: kernel ${n} is not in the ${group} kernels`);
+    return v;
+  };
+  return { names, pipeline: (n) => known(pipelines, n), layout: (n) => known(layouts, n) };
 }
 
 /** The compiled kernels of a device, compiled once per process (the sources do not depend on the config). */
-export function kernelsFor(h: DeviceHandle, paramNames: readonly string[]): Promise<KernelSet> {
-  const key = `kernels:${paramNames.join(",")}`;
+export function kernelsFor(
+  h: DeviceHandle,
+  paramNames: readonly string[],
+  group: KernelGroup = "session",
+): Promise<KernelSet> {
+  const key = `kernels:${group}:${paramNames.join(",")}`;
   let set = h.cache.get(key) as Promise<KernelSet> | undefined;
   if (!set) {
-    set = compile(h, paramNames);
+    set = compile(h, paramNames, group);
     h.cache.set(key, set);
     set.catch(() => h.cache.delete(key));
   }

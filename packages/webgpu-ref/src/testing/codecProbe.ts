@@ -20,7 +20,7 @@ export async function probeCodec(kernel: ProbeKernel, values: Uint32Array): Prom
     defineConfig({ ranks: 1, experts: 1, topK: 1, hidden: 1, maxTokensPerRank: 1 }),
     device.limits,
   ).names;
-  const kernels = await kernelsFor(handle, names);
+  const kernels = await kernelsFor(handle, names, "codecProbe");
   const bytes = Math.max(256, Math.ceil((values.length * 4) / 256) * 256);
   const data = device.createBuffer({
     size: bytes,
