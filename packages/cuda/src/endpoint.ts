@@ -245,10 +245,26 @@ export class RankEndpoint {
    * kernel waits on the device (bounded by the timeout) for every rank's counts of the step.
    */
   dispatchSend(args: DispatchSendArgs, stream = 0n): void {
+    const [x, scales, idx, w, T] = this.sendArgs(args, "dispatchSend");
+    this.call("dispatchSend", () => this.native.dispatchSend(x, scales, idx, w, T, stream));
+  }
+
+  /**
+   * dispatchSend then dispatchRecv in one call (the same checks): the masked layout runs both
+   * halves as one kernel launch, the contiguous layout launches its two kernels. Enqueued on `stream`.
+   */
+  dispatch(args: DispatchSendArgs, stream = 0n): void {
+    const [x, scales, idx, w, T] = this.sendArgs(args, "dispatch");
+    this.stepRows = null;
+    this.call("dispatch", () => this.native.dispatch(x, scales, idx, w, T, stream));
+  }
+
+  /** dispatchSend's checked addresses: x, scales, topkIdx, topkWeights, and T. */
+  private sendArgs(args: DispatchSendArgs, call: string): [bigint, bigint, bigint, bigint, number] {
     this.live();
     const c = this.config;
     const T = args.numTokens;
-    this.tokens(T, "dispatchSend");
+    this.tokens(T, call);
     const need = T > 0;
     const x = this.sized(args.x, "x", T * c.hidden * dtypeBytes(c.inputDtype), need);
     const S = scalesPerRow(c, c.inputDtype);
@@ -266,7 +282,7 @@ export class RankEndpoint {
       );
     }
     const w = this.sized(args.topkWeights, "topkWeights", T * c.topK * 4, need && !home);
-    this.call("dispatchSend", () => this.native.dispatchSend(x, scales, idx, w, T, stream));
+    return [x, scales, idx, w, T];
   }
 
   /**
@@ -321,18 +337,35 @@ export class RankEndpoint {
 
   /** Sends expert outputs [rows, hidden] bf16 back home (rows: the layout's, or the step's with exact output). Enqueued on `stream`. */
   combineSend(expertOut: DeviceAddress, stream = 0n): void {
+    const out = this.expertOutArg(expertOut);
+    this.call("combineSend", () => this.native.combineSend(out, stream));
+  }
+
+  /** combineSend then combineRecv in one call (the same checks), one kernel launch. Enqueued on `stream`. */
+  combine(expertOut: DeviceAddress, args: CombineRecvArgs, stream = 0n): void {
+    const out = this.expertOutArg(expertOut);
+    const [idx, w, T, y] = this.recvArgs(args, "combine");
+    this.call("combine", () => this.native.combine(out, idx, w, T, y, stream));
+  }
+
+  private expertOutArg(expertOut: DeviceAddress): bigint {
     this.live();
     const rows = this.output === "exact" ? (this.stepRows ?? 0) : this.layout.rows;
-    const out = this.sized(expertOut, "expertOut", rows * this.config.hidden * 2, rows > 0);
-    this.call("combineSend", () => this.native.combineSend(out, stream));
+    return this.sized(expertOut, "expertOut", rows * this.config.hidden * 2, rows > 0);
   }
 
   /** Waits for every expert rank and writes y [T, hidden] bf16. Enqueued on `stream`. */
   combineRecv(args: CombineRecvArgs, stream = 0n): void {
+    const [idx, w, T, y] = this.recvArgs(args, "combineRecv");
+    this.call("combineRecv", () => this.native.combineRecv(idx, w, T, y, stream));
+  }
+
+  /** combineRecv's checked addresses: topkIdx, topkWeights, T, y. */
+  private recvArgs(args: CombineRecvArgs, call: string): [bigint, bigint, number, bigint] {
     this.live();
     const c = this.config;
     const T = args.numTokens;
-    this.tokens(T, "combineRecv");
+    this.tokens(T, call);
     const need = T > 0;
     const idx = this.sized(args.topkIdx, "topkIdx", T * c.topK * 4, need);
     // Weights at home: required, the weights of this rank's sums; otherwise not read.
@@ -343,7 +376,7 @@ export class RankEndpoint {
       need && combineWeightsOf(c) === "home",
     );
     const y = this.sized(args.y, "y", T * c.hidden * 2, need);
-    this.call("combineRecv", () => this.native.combineRecv(idx, w, T, y, stream));
+    return [idx, w, T, y];
   }
 
   /** Waits for `stream`; rejects with TimeoutError / ProtocolError if a receive stage failed. */

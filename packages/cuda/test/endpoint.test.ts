@@ -24,6 +24,8 @@ function fake(): { native: NativeEndpoint; calls: string[] } {
     dispatchRecv: () => void calls.push("dispatchRecv"),
     combineSend: () => void calls.push("combineSend"),
     combineRecv: () => void calls.push("combineRecv"),
+    dispatch: (...a) => void calls.push(`dispatch ${a.join(" ")}`),
+    combine: (...a) => void calls.push(`combine ${a.join(" ")}`),
     check: async () => {
       throw Object.assign(new Error("rank 0, dispatch recv: waited"), {
         code: "SY_ERR_TIMEOUT",
@@ -93,6 +95,30 @@ describe("RankEndpoint argument checks (no GPU)", () => {
     ep.dispatchSend({ x, topkIdx: 0x20n, topkWeights: 0x50n, numTokens: 8 }, 7n);
     ep.dispatchSend({ x: 0n, topkIdx: 0n, topkWeights: 0n, numTokens: 0 });
     expect(calls).toEqual(["dispatchSend 16 0 32 80 8 7", "dispatchSend 0 0 0 0 0 0"]);
+  });
+
+  it("dispatch and combine (a half in one call) check as the phases do, naming themselves", () => {
+    const { native, calls } = fake();
+    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0, 250);
+    const x = { ptr: 0x10n, bytes: 8 * 64 * 2 };
+    const idx = { ptr: 0x20n, bytes: 8 * 2 * 4 };
+    const w = { ptr: 0x50n, bytes: 8 * 2 * 4 };
+    const y = { ptr: 0x60n, bytes: 8 * 64 * 2 };
+    const out = { ptr: 0x40n, bytes: ep.layout.rows * 64 * 2 };
+    expect(() => ep.dispatch({ x, topkIdx: idx, topkWeights: w, numTokens: 9 })).toThrow(/dispatch/);
+    expect(() =>
+      ep.dispatch({ x: { ptr: 0x10n, bytes: 10 }, topkIdx: idx, topkWeights: w, numTokens: 8 }),
+    ).toThrow(/x: holds 10 bytes, needs 1024/);
+    expect(() => ep.combine({ ptr: 0x40n, bytes: 100 }, { topkIdx: idx, numTokens: 8, y })).toThrow(
+      /expertOut: holds 100 bytes/,
+    );
+    expect(() => ep.combine(out, { topkIdx: idx, numTokens: 8, y: { ptr: 0x60n, bytes: 2 } })).toThrow(
+      /y: holds 2 bytes/,
+    );
+    expect(calls).toEqual([]);
+    ep.dispatch({ x, topkIdx: 0x20n, topkWeights: 0x50n, numTokens: 8 }, 7n);
+    ep.combine(out, { topkIdx: 0x20n, numTokens: 8, y }, 7n);
+    expect(calls).toEqual(["dispatch 16 0 32 80 8 7", "combine 64 32 0 8 96 7"]);
   });
 
   it("synchronize maps the native timeout to TimeoutError(rank, peer, stage)", async () => {

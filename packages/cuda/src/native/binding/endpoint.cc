@@ -74,7 +74,9 @@ Napi::Object Endpoint::Init(Napi::Env env, Napi::Object exports) {
                    InstanceMethod("dispatchSend", &Endpoint::DispatchSend),
                    InstanceMethod("dispatchRecv", &Endpoint::DispatchRecv),
                    InstanceMethod("combineSend", &Endpoint::CombineSend),
-                   InstanceMethod("combineRecv", &Endpoint::CombineRecv), InstanceMethod("check", &Endpoint::Check),
+                   InstanceMethod("combineRecv", &Endpoint::CombineRecv),
+                   InstanceMethod("dispatch", &Endpoint::Dispatch), InstanceMethod("combine", &Endpoint::Combine),
+                   InstanceMethod("check", &Endpoint::Check),
                    InstanceMethod("setBlocks", &Endpoint::SetBlocks), InstanceMethod("memory", &Endpoint::Memory),
                    InstanceMethod("setOutput", &Endpoint::SetOutput), InstanceMethod("recvRows", &Endpoint::RecvRows),
                    InstanceMethod("recvInto", &Endpoint::RecvInto),
@@ -157,6 +159,26 @@ Napi::Value Endpoint::CombineRecv(const Napi::CallbackInfo& info) {
         sy_combine_recv(Get(env), toPtr<const int32_t>(info[0], "topkIdx"), toPtr<const float>(info[1], "topkWeights"),
                         info[2].As<Napi::Number>().Int32Value(), toPtr<void>(info[3], "y"),
                         toPtr<void>(info[4], "stream")),
+        ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::Dispatch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env,
+        sy_dispatch(Get(env), toPtr<const void>(info[0], "x"), toPtr<const float>(info[1], "scales"),
+                    toPtr<const int32_t>(info[2], "topkIdx"), toPtr<const float>(info[3], "topkWeights"),
+                    info[4].As<Napi::Number>().Int32Value(), toPtr<void>(info[5], "stream")),
+        ep_);
+  return env.Undefined();
+}
+
+Napi::Value Endpoint::Combine(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  check(env,
+        sy_combine(Get(env), toPtr<const void>(info[0], "expertOut"), toPtr<const int32_t>(info[1], "topkIdx"),
+                   toPtr<const float>(info[2], "topkWeights"), info[3].As<Napi::Number>().Int32Value(),
+                   toPtr<void>(info[4], "y"), toPtr<void>(info[5], "stream")),
         ep_);
   return env.Undefined();
 }

@@ -19,6 +19,8 @@ class Endpoint : public Napi::ObjectWrap<Endpoint> {
   Napi::Value DispatchRecv(const Napi::CallbackInfo& info);
   Napi::Value CombineSend(const Napi::CallbackInfo& info);
   Napi::Value CombineRecv(const Napi::CallbackInfo& info);
+  Napi::Value Dispatch(const Napi::CallbackInfo& info);
+  Napi::Value Combine(const Napi::CallbackInfo& info);
   Napi::Value Check(const Napi::CallbackInfo& info);
   Napi::Value SetBlocks(const Napi::CallbackInfo& info);
   Napi::Value SetOutput(const Napi::CallbackInfo& info);
