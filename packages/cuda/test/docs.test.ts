@@ -23,6 +23,20 @@ describe("the CUDA backend's docs", () => {
     expect(page, "run: node packages/cuda/scripts/performance-page.mjs").toBe(committed);
   });
 
+  it("the root README's status row for cuda cites the newest record of results/README.md", () => {
+    const index = readFileSync(join(pkg, "results", "README.md"), "utf8");
+    const records = [...index.matchAll(/^\| \[([0-9]{4}-[0-9]{2}-[0-9]{2}-[^\]]+)\]/gm)].map((m) => m[1]);
+    expect(records.length).toBeGreaterThan(0);
+    const newest = records[records.length - 1];
+    const row = readFileSync(join(root, "README.md"), "utf8")
+      .split("\n")
+      .find((l) => /^\| cuda\s/.test(l));
+    expect(row, "README.md has a status row for cuda").toBeDefined();
+    expect(row, `README.md's cuda row should link results/${newest} (the index's last record)`).toContain(
+      `packages/cuda/results/${newest}/README.md`,
+    );
+  });
+
   it("every relative link in the repository's Markdown resolves to a file", () => {
     const broken: string[] = [];
     for (const file of trackedFiles().filter((f) => f.endsWith(".md"))) {
