@@ -58,6 +58,11 @@ export interface Machine {
   forwardTablesUs: number;
   /** Tokens a forwarding chunk carries (hierarchical pipelining: RDMA of chunk i+1 overlaps forwarding of chunk i). */
   forwardChunkTokens: number;
+  /**
+   * The put path's fixed cost a send phase adds to a world with other hosts, over the store path
+   * the 2-GPU fit measured (outbox, quiet, fence and signal); absent: none.
+   */
+  putSendUs?: { dispatch: number; combine: number };
 }
 
 /** What the 2-GPU fit supplies, per layout. */
@@ -289,7 +294,9 @@ export function predict(
     }
     const countsUs = layout === "contiguous" && multiHost && !combine ? machine.rdmaHopUs : 0;
     const smUs = transferUs(p.smBytes, k.smGBps * sms);
-    return { totalUs: k.fixedUs + countsUs + linkUs + smUs, fixedUs: k.fixedUs, countsUs, linkUs, smUs };
+    const puts = multiHost ? ((combine ? machine.putSendUs?.combine : machine.putSendUs?.dispatch) ?? 0) : 0;
+    const fixedUs = k.fixedUs + puts;
+    return { totalUs: fixedUs + countsUs + linkUs + smUs, fixedUs, countsUs, linkUs, smUs };
   };
   return {
     traffic: t,

@@ -238,6 +238,12 @@ export function sensitivityTable(fitted: FittedConstants = fit2gpu()): string {
     { name: "hop 4 µs", m: { ...MULTI_HOST_MACHINE, rdmaHopUs: 4 } },
     { name: "RDMA 40 GB/s", m: { ...MULTI_HOST_MACHINE, rdmaGBps: 40 } },
     { name: "forwarder stage x2 (13.6 µs)", m: { ...MULTI_HOST_MACHINE, forwardTablesUs: 11.6 } },
+    // The put path's cost over the store path, measured with puts forced over NVLink (masked 128,
+    // results/2026-11-26-put-path): a first correction for the remote legs' sends.
+    {
+      name: "put path's measured send cost (+9.6 / +4.3 µs)",
+      m: { ...MULTI_HOST_MACHINE, putSendUs: { dispatch: 9.6, combine: 4.3 } },
+    },
   ];
   const rows = variants.map(({ name, m }) => {
     const cells = WORLDS.flatMap((R) =>

@@ -171,6 +171,22 @@ describe("traffic over several hosts", () => {
     expect(pipelined(4, 10, 100)).toBeGreaterThanOrEqual(10);
   });
 
+  it("charges the put path's send cost to worlds with other hosts only", () => {
+    const fitted = fit2gpu();
+    const puts = { ...MULTI_HOST_MACHINE, putSendUs: { dispatch: 9.6, combine: 4.3 } };
+    for (const d of DESIGNS) {
+      const c = deepseekConfig(128, 16, 8);
+      const base = predict(c, d, "masked", MULTI_HOST_MACHINE, fitted.masked, 132);
+      const withPuts = predict(c, d, "masked", puts, fitted.masked, 132);
+      expect(withPuts.dispatch.totalUs).toBeCloseTo(base.dispatch.totalUs + 9.6, 9);
+      expect(withPuts.combine.totalUs).toBeCloseTo(base.combine.totalUs + 4.3, 9);
+      const oneHost = deepseekConfig(128, 8, 8);
+      expect(predict(oneHost, d, "masked", puts, fitted.masked, 132)).toEqual(
+        predict(oneHost, d, "masked", MULTI_HOST_MACHINE, fitted.masked, 132),
+      );
+    }
+  });
+
   it("prints the note's tables from the model", () => {
     const doc = readFileSync(new URL("../../../cuda/docs/multi-node.md", import.meta.url), "utf8");
     expect(report.predictionsOf().length).toBe(12);
