@@ -56,15 +56,8 @@ export interface NativeEndpoint {
   dispatchRecv(stream: bigint): void;
   combineSend(expertOut: bigint, stream: bigint): void;
   combineRecv(topkIdx: bigint, topkWeights: bigint, numTokens: number, y: bigint, stream: bigint): void;
-  /** sy_dispatch: dispatch send and recv in one call (masked: one kernel launch). */
-  dispatch(
-    x: bigint,
-    scales: bigint,
-    topkIdx: bigint,
-    topkWeights: bigint,
-    numTokens: number,
-    stream: bigint,
-  ): void;
+  /** sy_dispatch: dispatch send and recv in one call (masked: one kernel launch); dispatchSend's arguments. */
+  dispatch: NativeEndpoint["dispatchSend"];
   /** sy_combine: combine send and recv in one call (one kernel launch). */
   combine(
     expertOut: bigint,

@@ -220,12 +220,7 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
     uint32_t sent = 0;
     for (int s = group; s < group + dp; ++s) sent += static_cast<uint32_t>(__ldcg(&c.t.records[s]));
     if (c.stats.combineSent != nullptr) c.stats.combineSent[h] = sent;
-    if (isPutPeer<kPuts>(c, h)) {
-      putSignal(reinterpret_cast<uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL)) + c.rank, encodeSignal(epoch, sent), h);
-      continue;
-    }
-    uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[h] + p.offset(R_COMBINE_SIGNAL)) + c.rank;
-    stReleaseSys(sig, encodeSignal(epoch, sent));
+    releaseSignal<kPuts>(c, R_COMBINE_SIGNAL, h, encodeSignal(epoch, sent));
   }
   SY_CLOCK_END("combineSend", epoch);
 }

@@ -84,14 +84,8 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
       // The step's counts are known here (sPlan[0, E) = rows per expert): stored now, relaxed, so
       // the stage's end only fences and releases dispatchSignal (the receiver acquires it first).
       for (int i = threadIdx.x; i < R * L; i += kThreads) {
-        const int d = i / L, e = i % L;
-        const uint32_t word = encodeSignal(epoch, static_cast<uint32_t>(sPlan[d * L + e]));
-        if (isPutPeer<kPuts>(c, d)) {  // put with the signal by the stage's last block
-          c.out.counts[i] = word;
-          continue;
-        }
-        uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_COUNT_SIGNAL)) + c.rank * L + e;
-        stRelaxedSys(sig, word);
+        const int d = i / L, e = i % L;  // a put peer's: put with the signal by the stage's last block
+        storeCountWord<kPuts>(c, d, e, L, encodeSignal(epoch, static_cast<uint32_t>(sPlan[d * L + e])));
       }
     }
     SY_CLOCK_MARK;  // 2: the count words
@@ -119,8 +113,7 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
           const int jl = __shfl_sync(kFullMask, j, l);
           uint8_t* peer = c.peers[d];
           if (isPutPeer<kPuts>(c, d)) {
-            const uint64_t slot = static_cast<uint64_t>(d) * M + jl;
-            fn(c.out.rows + slot * rowBytes, c.out.scales + slot * S);
+            fn(outboxRow(c, d, jl), outboxScales(c, d, jl));
             continue;
           }
           const uint64_t slot = static_cast<uint64_t>(c.rank) * M + jl;
@@ -134,9 +127,7 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
           const int l = __ffs(m) - 1;
           const int d = __shfl_sync(kFullMask, s.ex, l) / L;
           const int jl = __shfl_sync(kFullMask, j, l);
-          int32_t* rec = isPutPeer<kPuts>(c, d) ? recordAt(reinterpret_cast<uint8_t*>(c.out.routes), d, jl, M, W)
-                                         : recordAt(c.peers[d] + p.offset(R_DISPATCH_ROUTES), c.rank, jl, M, W);
-          writeRecord(rec, t, s, l, lane, L, index, w);
+          writeRecord(recordSlot<kPuts>(c, d, jl, M, W), t, s, l, lane, L, index, w);
         }
       }
     }
@@ -172,11 +163,8 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
     if (isPutPeer<kPuts>(c, d)) {  // the count words (written by the last chunk's block), then the signal
       nvshmem_putmem_nbi(c.heap + p.offset(R_COUNT_SIGNAL) + static_cast<uint64_t>(c.rank) * L * 4, c.out.counts + d * L,
                          static_cast<uint64_t>(L) * 4, d);
-      putSignal(reinterpret_cast<uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL)) + c.rank, encodeSignal(epoch, records), d);
-      continue;
     }
-    uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
-    stReleaseSys(sig, encodeSignal(epoch, records));
+    releaseSignal<kPuts>(c, R_DISPATCH_SIGNAL, d, encodeSignal(epoch, records));
   }
   SY_CLOCK_END("dispatchSend", epoch);
 }

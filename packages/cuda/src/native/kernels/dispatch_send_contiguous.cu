@@ -73,13 +73,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
       // sMem[0, E) holds this rank's totals per expert, sMem[E, E + R) its records per rank.
       for (int i = threadIdx.x; i < R * E; i += kThreads) {
         const int d = i / E, ex = i % E;
-        const uint32_t word = encodeSignal(epoch, static_cast<uint32_t>(sMem[ex]));  // the words are their own data
-        if (isPutPeer<kPuts>(c, d)) {
-          c.out.counts[i] = word;
-          continue;
-        }
-        uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_COUNT_SIGNAL)) + c.rank * E + ex;
-        stRelaxedSys(sig, word);
+        storeCountWord<kPuts>(c, d, ex, E, encodeSignal(epoch, static_cast<uint32_t>(sMem[ex])));
       }
       if (kPuts) {  // put peers: the E words at once (each is its own signal: no fence, no order)
         __syncthreads();
@@ -179,8 +173,8 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
           const int d = __shfl_sync(kFullMask, s.ex, l) / L;
           uint8_t* peer = c.peers[d];
           if (isPutPeer<kPuts>(c, d)) {
-            const uint64_t slot = static_cast<uint64_t>(d) * M + __shfl_sync(kFullMask, jv, l);
-            fn(c.out.rows + slot * rowBytes, c.out.scales + slot * S);
+            const int jl = __shfl_sync(kFullMask, jv, l);
+            fn(outboxRow(c, d, jl), outboxScales(c, d, jl));
             continue;
           }
           uint32_t rows = d == c.rank ? __shfl_sync(kFullMask, s.group, l) : (1u << l);
@@ -199,14 +193,8 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
           const int d = __shfl_sync(kFullMask, s.ex, l) / L;
           const int jl = __shfl_sync(kFullMask, j, l);
           const int rl = __shfl_sync(kFullMask, row, l);
-          int32_t* rec;
-          if (isPutPeer<kPuts>(c, d)) {
-            rec = recordAt(reinterpret_cast<uint8_t*>(c.out.routes), d, jl, M, W);
-            if (lane == 0) c.out.destRow[static_cast<uint64_t>(d) * M + jl] = rl;
-          } else {
-            rec = recordAt(c.peers[d] + p.offset(R_DISPATCH_ROUTES), c.rank, jl, M, W);
-          }
-          writeRecord(rec, t, s, l, lane, L, index, w);
+          if (isPutPeer<kPuts>(c, d) && lane == 0) c.out.destRow[static_cast<uint64_t>(d) * M + jl] = rl;
+          writeRecord(recordSlot<kPuts>(c, d, jl, M, W), t, s, l, lane, L, index, w);
         }
       }
     }
@@ -231,13 +219,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
 
   if (!lastBlockDone(c.state, DONE_SEND) || hasError(c.state)) return;
   for (int d = threadIdx.x; d < R; d += kThreads) {
-    const uint32_t word = encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&c.plan.totals[E + d])));
-    if (isPutPeer<kPuts>(c, d)) {
-      putSignal(reinterpret_cast<uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL)) + c.rank, word, d);
-      continue;
-    }
-    uint32_t* sig = reinterpret_cast<uint32_t*>(c.peers[d] + p.offset(R_DISPATCH_SIGNAL)) + c.rank;
-    stReleaseSys(sig, word);
+    releaseSignal<kPuts>(c, R_DISPATCH_SIGNAL, d, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&c.plan.totals[E + d]))));
   }
 }
 

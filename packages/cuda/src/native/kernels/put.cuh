@@ -18,6 +18,8 @@
 #include <cstdint>
 
 #include "params.cuh"
+#include "records.cuh"
+#include "signal.cuh"
 
 namespace sy {
 
@@ -43,6 +45,45 @@ __device__ inline void completeBlockPuts(const SyCtx& c) {
 __device__ inline void putSignal(uint32_t* word, uint32_t value, int pe) {
   nvshmem_fence();
   nvshmem_uint32_atomic_set(word, value, pe);
+}
+
+/// Where a send stage's words for rank d go, one place for both paths. A signal word at [rank] of
+/// `region` (dispatchSignal, combineSignal): a release store into d's heap, or a fenced atomic set
+/// to a put peer.
+template <bool kPuts>
+__device__ inline void releaseSignal(const SyCtx& c, int region, int d, uint32_t value) {
+  if (isPutPeer<kPuts>(c, d)) {
+    putSignal(reinterpret_cast<uint32_t*>(c.heap + c.p.offset(region)) + c.rank, value, d);
+    return;
+  }
+  stReleaseSys(reinterpret_cast<uint32_t*>(c.peers[d] + c.p.offset(region)) + c.rank, value);
+}
+
+/// Count word i of this rank's `perRank` words on d (countSignal [R(src), perRank]): a relaxed
+/// store into d's heap (a count word is its own data), or the outbox's [d][i], put later.
+template <bool kPuts>
+__device__ inline void storeCountWord(const SyCtx& c, int d, int i, int perRank, uint32_t value) {
+  if (isPutPeer<kPuts>(c, d)) {
+    c.out.counts[static_cast<uint64_t>(d) * perRank + i] = value;
+    return;
+  }
+  stRelaxedSys(reinterpret_cast<uint32_t*>(c.peers[d] + c.p.offset(R_COUNT_SIGNAL)) + c.rank * perRank + i, value);
+}
+
+/// Route record j of this rank on d: d's dispatchRoutes[rank][j], or the outbox's [d][j] (M, W:
+/// the config's maxTokensPerRank and route words).
+template <bool kPuts>
+__device__ inline int32_t* recordSlot(const SyCtx& c, int d, int j, int M, int W) {
+  return isPutPeer<kPuts>(c, d) ? recordAt(reinterpret_cast<uint8_t*>(c.out.routes), d, j, M, W)
+                                : recordAt(c.peers[d] + c.p.offset(R_DISPATCH_ROUTES), c.rank, j, M, W);
+}
+
+/// A put peer's payload row of record j and its scales, in the outbox at [d][j].
+__device__ inline uint8_t* outboxRow(const SyCtx& c, int d, int j) {
+  return c.out.rows + (static_cast<uint64_t>(d) * c.p.maxTokens() + j) * c.p.rowBytes();
+}
+__device__ inline float* outboxScales(const SyCtx& c, int d, int j) {
+  return c.out.scales + (static_cast<uint64_t>(d) * c.p.maxTokens() + j) * c.p.scalesPerRow();
 }
 
 /// Block-collective: `bytes` from this rank's outbox to the same-offset symmetric address `dst`
