@@ -38,6 +38,7 @@ class Runtime:
         transport: str = "auto",
         pointer_checks: bool = True,
         contiguous_blocks: int = 0,
+        kernel_per_half: bool = False,
         lib: ctypes.CDLL | None = None,
     ):
         if transport not in TRANSPORTS:
@@ -52,6 +53,7 @@ class Runtime:
         opts.transport = TRANSPORTS[transport]
         opts.pointer_checks = 1 if pointer_checks else 0
         opts.contiguous_blocks = contiguous_blocks
+        opts.kernel_per_half = 1 if kernel_per_half else 0
         handle = ctypes.c_void_p()
         st = self.lib.sy_runtime_create_with_options(unique_id, rank, ranks, device, ctypes.byref(opts), ctypes.byref(handle))
         if st != 0:

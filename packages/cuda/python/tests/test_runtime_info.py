@@ -86,3 +86,26 @@ def test_filled_returns_the_status_and_a_copy():
 
     status, info = _abi.filled(_abi.SyErrorInfo, "sy_endpoint_check", fill)
     assert status == 1 and (info.code, info.stage, info.detail1) == (7, 0, 0x00030005)
+
+
+class OptionsLibrary(FakeLibrary):
+    """Keeps the runtime options Runtime passed to sy_runtime_create_with_options."""
+
+    def __init__(self):
+        super().__init__(b"")
+        self.options = None
+
+    def sy_runtime_options_init(self, options):
+        ctypes.memset(options, 0, ctypes.sizeof(_abi.SyRuntimeOptions))
+
+    def sy_runtime_create_with_options(self, uid, rank, ranks, device, options, out):
+        self.options = _abi.SyRuntimeOptions.from_buffer_copy(options._obj)
+        return 0
+
+
+@pytest.mark.parametrize("asked, passed", [(None, 0), (False, 0), (True, 1)])
+def test_kernel_per_half_reaches_the_runtime_options(asked, passed):
+    lib = OptionsLibrary()
+    kwargs = {} if asked is None else {"kernel_per_half": asked}
+    Runtime(bytes(_abi.SY_UNIQUE_ID_BYTES), 0, 1, 0, lib=lib, **kwargs)
+    assert lib.options.kernel_per_half == passed

@@ -28,7 +28,8 @@ Runtime::Runtime(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Runtime>(inf
   if (id.ByteLength() != SY_UNIQUE_ID_BYTES) {
     throw Napi::RangeError::New(env, "Runtime: uniqueId must be " + std::to_string(SY_UNIQUE_ID_BYTES) + " bytes");
   }
-  // Optional 5th argument { transport: "auto" | "put", pointerChecks: boolean, contiguousBlocks: number }.
+  // Optional 5th argument { transport: "auto" | "put", pointerChecks: boolean, contiguousBlocks: number,
+  // kernelPerHalf: boolean }.
   sy_runtime_options options;
   sy_runtime_options_init(&options);
   if (info.Length() >= 5 && info[4].IsObject()) {
@@ -36,6 +37,7 @@ Runtime::Runtime(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Runtime>(inf
     if (o.Has("transport")) options.transport = o.Get("transport").ToString().Utf8Value() == "put" ? SY_TRANSPORT_PUT : SY_TRANSPORT_AUTO;
     if (o.Has("pointerChecks")) options.pointer_checks = o.Get("pointerChecks").ToBoolean().Value() ? 1 : 0;
     if (o.Has("contiguousBlocks")) options.contiguous_blocks = o.Get("contiguousBlocks").ToNumber().Int32Value();
+    if (o.Has("kernelPerHalf")) options.kernel_per_half = o.Get("kernelPerHalf").ToBoolean().Value() ? 1 : 0;
   }
   check(env,
         sy_runtime_create_with_options(id.Data(), info[1].As<Napi::Number>().Int32Value(),

@@ -36,6 +36,8 @@ sy_runtime_options readOptions(const sy_runtime_options* in) {
                                                                    << " must be SY_TRANSPORT_AUTO (0) or SY_TRANSPORT_PUT (1)");
   SY_REQUIRE(o.pointer_checks == 0 || o.pointer_checks == 1,
              "sy_runtime_create_with_options: options->pointer_checks " << o.pointer_checks << " must be 0 or 1");
+  SY_REQUIRE(o.kernel_per_half == 0 || o.kernel_per_half == 1,
+             "sy_runtime_create_with_options: options->kernel_per_half " << o.kernel_per_half << " must be 0 or 1");
   SY_REQUIRE(o.contiguous_blocks >= 0, "sy_runtime_create_with_options: options->contiguous_blocks "
                                            << o.contiguous_blocks << " must be >= 0 (0: the default, 24)");
   return o;
@@ -54,6 +56,7 @@ void sy_runtime_options_init(sy_runtime_options* options) {
   options->transport = SY_TRANSPORT_AUTO;
   options->pointer_checks = 1;
   options->contiguous_blocks = 0;
+  options->kernel_per_half = 0;
 }
 
 int sy_runtime_create_with_options(const uint8_t unique_id[SY_UNIQUE_ID_BYTES], int rank, int ranks, int device,

@@ -121,6 +121,7 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     SY_CHECK_CUDA(cudaDeviceSynchronize());
     nvshmem_barrier_all();
     ep->ctx.rank = rt->rank;
+    ep->ctx.kernelPerHalf = rt->kernelPerHalf;
     ep->ctx.timeoutNs = timeoutNs;
     // One wave of the masked grids, shared fairly by the PEs on this GPU: their kernels wait for
     // each other, so each PE's must fit beside the others'.

@@ -99,6 +99,7 @@ sy_runtime* createRuntime(const uint8_t* uniqueId, int rank, int ranks, int devi
   rt->forcePuts = options.transport == SY_TRANSPORT_PUT;
   rt->pointerChecks = options.pointer_checks != 0;
   rt->contiguousBlocks = options.contiguous_blocks;
+  rt->kernelPerHalf = options.kernel_per_half != 0;
   rt->alive = true;
   rt->directPeers = countDirectPeers(rt);
   rt->gpuShare = countGpuShare(rt);

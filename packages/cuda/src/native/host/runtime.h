@@ -23,6 +23,8 @@ struct sy_runtime {
   bool pointerChecks = true;
   /// Contiguous layout: default grid of its copy kernels (sy_runtime_options.contiguous_blocks; 0 = 24).
   int contiguousBlocks = 0;
+  /// Stage calls launch their half's kernel function (sy_runtime_options.kernel_per_half).
+  bool kernelPerHalf = false;
   int endpoints = 0;       // live endpoints: the runtime refuses to be destroyed before them
   bool alive = false;
 };

@@ -1,12 +1,14 @@
-// The combine kernel (both layouts): one kernel function for combine send (combine_send.cuh),
-// combine recv (combine_recv.cuh) or both in one launch.
+// The combine kernels (both layouts): a kernel a stage (combine_send, combine_recv) for the stage
+// calls, and `combine`, one kernel function for either stage or both in one launch.
 //
-// `phases` says which: 1 send, 2 receive, 3 both (sy_combine: one launch a half). Each stage runs
-// on blocks [0, its blocks) of the grid, the larger of the two; with both, a block runs the send,
-// then the receive, which waits for this rank's own send too: both grids then stay within one
-// wave (ctx.maxBlocks), so every block is resident at once. Instantiated for the put path
+// `combine` runs `phases` 1 send, 2 receive, 3 both (sy_combine: one launch a half). Each stage
+// runs on blocks [0, its blocks) of the grid, the larger of the two; with both, a block runs the
+// send, then the receive, which waits for this rank's own send too: both grids then stay within
+// one wave (ctx.maxBlocks), so every block is resident at once. Instantiated for the put path
 // (kPuts) and the weights at home (kHome), both fixed for an endpoint, so a profile shows one
-// "combine" kernel whichever halves a launch runs.
+// "combine" kernel whichever halves a launch runs; the stage calls launch it too when the runtime
+// asks for a kernel per half (ctx.kernelPerHalf), else their stage's own kernel (its registers to
+// itself, as dispatch.cu says).
 #include "combine_recv.cuh"
 #include "combine_send.cuh"
 #include "launch.h"
@@ -45,6 +47,19 @@ __global__ void __launch_bounds__(kThreads) combine(SyCtx c, CombineInputs in, i
   }
 }
 
+/// Combine send alone (a stage call): grid = the send's blocks.
+template <bool kPuts>
+__global__ void __launch_bounds__(kThreads) combine_send(SyCtx c, CombineInputs in) {
+  combine_send_stage::run<kPuts>(c, in.expertOut, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
+}
+
+/// Combine recv alone (a stage call): grid = the receive's blocks.
+template <bool kHome>
+__global__ void __launch_bounds__(kThreads) combine_recv(SyCtx c, CombineInputs in) {
+  combine_recv_stage::run<kHome>(c, in.topkIdx, in.homeWeights, in.tokens, in.y, in.namedBlock,
+                                 static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
+}
+
 }  // namespace kernels
 
 namespace {
@@ -75,9 +90,17 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
   if ((phases & 2) != 0) recvBlocks = recvGrid(ctx, numTokens, budget, phases == 3, &in.namedBlock);
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
   const bool home = p.combineAtHome();
-  auto kernel = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
-                         : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
-  kernel<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
+  if (phases == 3 || ctx.kernelPerHalf) {
+    auto kernel = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
+                           : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
+    kernel<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
+  } else if (phases == 1) {
+    auto kernel = ctx.puts ? kernels::combine_send<true> : kernels::combine_send<false>;
+    kernel<<<blocks, kThreads, 0, stream>>>(ctx, in);
+  } else {
+    auto kernel = home ? kernels::combine_recv<true> : kernels::combine_recv<false>;
+    kernel<<<blocks, kThreads, 0, stream>>>(ctx, in);
+  }
   return cudaGetLastError();
 }
 

@@ -1,14 +1,15 @@
-// The check of combine receive (combine_recv.cuh, one block): wait for every expert rank's signal,
-// then check, per expert rank, that the partials it announced equal the tokens of this rank's
-// batch that route to it (core's combineRecv: "expert rank P announced N partials, M of this
-// rank's tokens route to it"), and stamp the per-peer counters when stats are on.
+// The check of combine receive (combine_recv.cuh, one block): count the tokens of this rank's
+// batch that route to each expert rank (the caller's ids, there from the start), wait for every
+// expert rank's signal, then check that the partials each announced equal its count (core's
+// combineRecv: "expert rank P announced N partials, M of this rank's tokens route to it"), and
+// stamp the per-peer counters when stats are on.
 //
 ///  combineSignal Shape: [R]      u32 (epoch, partials + 1) from each expert rank
 ///  topkIdx       Shape: [T, K]   int32 global expert ids, -1 = unused slot; expert e lives on rank e / L
 //
-// Every block waits on all R signals itself (its acquire orders its own reads of combineX). One
-// block, the checker, also counts the used slots per owner rank in shared memory and records the
-// lowest disagreeing rank (E_COUNT_MISMATCH with that peer, announced, used). Worlds of more than
+// The check block counts the used slots per owner rank in shared memory before it waits (so after
+// the last arrival only the comparison is left) and records the lowest disagreeing rank
+// (E_COUNT_MISMATCH with that peer, announced, used). Worlds of more than
 // kMaxCheckedPeers ranks, and slots naming an expert past the world, fall back to comparing totals
 // (peer 0xffffffff).
 #pragma once
@@ -71,33 +72,16 @@ __device__ inline int blockSumOf(int v, int* scratch) {
   return total;
 }
 
-/// Block-uniform `checker`. Errors go to the state's error word; the caller syncs the block after.
+/// The check block. Errors go to the state's error word; the caller syncs the block after.
 template <int kThreads>
-__device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, int T, bool checker,
-                                       CombineCheckShared& s) {
+__device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, int T, CombineCheckShared& s) {
   const SyParams& p = c.p;
   const int R = p.ranks(), K = p.topK(), L = p.localExperts();
   const bool perPeer = R <= kMaxCheckedPeers;
-  const bool stamp = checker && c.stats.combineWaitNs != nullptr;
+  const bool stamp = c.stats.combineWaitNs != nullptr;
   const uint32_t epoch = epochOfStep(ldVolatile(&c.state->step));
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
   const uint32_t maxRows = static_cast<uint32_t>(p.maxTokens());
-  const uint64_t t0 = globalTimerNs();
-  int received = 0;
-  for (int peer = threadIdx.x; peer < R; peer += kThreads) {
-    int n = -1;
-    if (!hasError(c.state)) {
-      n = waitSignal(words + peer, epoch, maxRows, c.state, c.timeoutNs, S_COMBINE_RECV, static_cast<uint32_t>(peer),
-                     R_COMBINE_SIGNAL);
-    }
-    received += n < 0 ? 0 : n;
-    if (checker && perPeer) s.announced[peer] = n;
-    if (stamp) {
-      c.stats.combineWaitNs[peer] = globalTimerNs() - t0;
-      c.stats.combineReceived[peer] = n < 0 ? 0u : static_cast<uint32_t>(n);
-    }
-  }
-  if (!checker) return;
   if (perPeer) {
     for (int i = threadIdx.x; i < R; i += kThreads) s.used[i] = 0;
   }
@@ -156,6 +140,22 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
     }
   }
   if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
+  // Then the signals: the caller's ids are counted before the wait, off the path after the last arrival.
+  const uint64_t t0 = globalTimerNs();
+  int received = 0;
+  for (int peer = threadIdx.x; peer < R; peer += kThreads) {
+    int n = -1;
+    if (!hasError(c.state)) {
+      n = waitSignal(words + peer, epoch, maxRows, c.state, c.timeoutNs, S_COMBINE_RECV, static_cast<uint32_t>(peer),
+                     R_COMBINE_SIGNAL);
+    }
+    received += n < 0 ? 0 : n;
+    if (perPeer) s.announced[peer] = n;
+    if (stamp) {
+      c.stats.combineWaitNs[peer] = globalTimerNs() - t0;
+      c.stats.combineReceived[peer] = n < 0 ? 0u : static_cast<uint32_t>(n);
+    }
+  }
   received = blockSumOf<kThreads>(received, s.scratch);  // its barriers publish `used` and `announced`
   used = blockSumOf<kThreads>(used, s.scratch);
   if (perPeer && !hasError(c.state)) {

@@ -91,7 +91,7 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
   const int workers = nb - 1 - (namedBlock ? 1 : 0);
   const bool named = R <= kMaxCheckedPeers && b == (namedBlock ? workers + 1 : workers);
   if (named) rowsNamedCheck(c.t.named, c.t.counts, c.state, R, L, sCheck.used);
-  if (b == workers) waitExpertRanks<kThreads>(c, topkIdx, T, true, sCheck);
+  if (b == workers) waitExpertRanks<kThreads>(c, topkIdx, T, sCheck);
 
   const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COMBINE_SIGNAL));
   const uint16_t* partials = reinterpret_cast<const uint16_t*>(c.heap + p.offset(R_COMBINE_X));

@@ -1,12 +1,15 @@
-// The dispatch kernel of the masked layout: one kernel function for dispatch send
-// (dispatch_send.cuh), dispatch recv (dispatch_recv.cuh) or both in one launch.
+// The masked layout's dispatch kernels: a kernel a stage (dispatch_send, dispatch_recv) for the
+// stage calls, and `dispatch`, one kernel function for either stage or both in one launch.
 //
-// `phases` says which: 1 send, 2 receive, 3 both (sy_dispatch: one launch a half, as an engine's
-// profiler expects of a dispatch). Each stage runs on blocks [0, its blocks) of the grid, which is
-// the larger of the two; with both, a block runs the send, then the receive. The receive waits for
-// this rank's own send too, so every block must be resident at once: both grids are at most one
-// wave (ctx.maxBlocks), and the grid is their maximum. One function, so a profile shows one
-// "dispatch" kernel whichever halves a launch runs.
+// `dispatch` runs `phases` 1 send, 2 receive, 3 both (sy_dispatch: one launch a half, as an
+// engine's profiler expects of a dispatch). Each stage runs on blocks [0, its blocks) of the grid,
+// which is the larger of the two; with both, a block runs the send, then the receive. The receive
+// waits for this rank's own send too, so every block must be resident at once: both grids are at
+// most one wave (ctx.maxBlocks), and the grid is their maximum. One function, so a profile shows
+// one "dispatch" kernel whichever halves a launch runs; the stage calls launch it too when the
+// runtime asks for a kernel per half (ctx.kernelPerHalf). Otherwise a stage call runs its stage's
+// own kernel: compiled alone, each stage gets its registers to itself (the receive spills nothing
+// there; inside the shared function it does, and runs 1 to 2 µs slower).
 #include "dispatch_recv.cuh"
 #include "dispatch_send.cuh"
 #include "launch.h"
@@ -44,6 +47,18 @@ __global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int
   if ((phases & 2) != 0 && b < recvBlocks) dispatch_recv_stage::run(c, recvBlocks, b);
 }
 
+/// Dispatch send alone (a stage call): grid = the send's blocks.
+template <bool kPuts>
+__global__ void __launch_bounds__(kThreads) dispatch_send(SyCtx c, SendInputs in) {
+  dispatch_send_stage::run<kPuts>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk,
+                                  static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
+}
+
+/// Dispatch recv alone (a stage call): grid = the receive's blocks.
+__global__ void __launch_bounds__(kThreads) dispatch_recv(SyCtx c) {
+  dispatch_recv_stage::run(c, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
+}
+
 }  // namespace kernels
 
 namespace {
@@ -70,6 +85,15 @@ int sendSmem(const SyCtx& ctx) {
 
 int recvSmem(const SyCtx& ctx) { return recvTablesSmemBytes(ctx.p.localExperts(), ctx.p.ranks()); }
 
+/// Sets `kernel`'s dynamic shared memory limit to `smem` and launches it.
+template <typename... Params, typename... Args>
+cudaError_t launchWithSmem(void (*kernel)(Params...), int blocks, int smem, cudaStream_t stream, const Args&... args) {
+  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (rc != cudaSuccess) return rc;
+  kernel<<<blocks, kThreads, smem, stream>>>(args...);
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 int stageBlocks(const SyCtx& ctx, uint64_t items, int budget) {
@@ -92,11 +116,15 @@ cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales,
     smem = smem > recvSmem(ctx) ? smem : recvSmem(ctx);
   }
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
-  auto kernel = ctx.puts ? kernels::dispatch<true> : kernels::dispatch<false>;
-  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-  if (rc != cudaSuccess) return rc;
-  kernel<<<blocks, kThreads, smem, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
-  return cudaGetLastError();
+  if (phases == 3 || ctx.kernelPerHalf) {
+    return launchWithSmem(ctx.puts ? kernels::dispatch<true> : kernels::dispatch<false>, blocks, smem, stream, ctx, in,
+                          sendBlocks, recvBlocks, phases);
+  }
+  if (phases == 1) {
+    return launchWithSmem(ctx.puts ? kernels::dispatch_send<true> : kernels::dispatch_send<false>, blocks, smem, stream,
+                          ctx, in);
+  }
+  return launchWithSmem(kernels::dispatch_recv, blocks, smem, stream, ctx);
 }
 
 cudaError_t stageOccupancy(int* blocksPerSm) {

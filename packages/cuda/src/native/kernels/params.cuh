@@ -184,6 +184,7 @@ struct SyCtx {
   SyPlan plan;                ///< send scratch
   int rank;
   int maxBlocks;              ///< grid limit of the masked kernels (SMs / PEs sharing this GPU)
+  bool kernelPerHalf;         ///< stage calls launch their half's kernel function (dispatch.cu), not their stage's
   uint64_t timeoutNs;
   SyStats stats;              ///< per-peer counters, null pointers when off
 };

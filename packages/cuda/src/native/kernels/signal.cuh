@@ -76,11 +76,10 @@ __device__ inline bool hasError(const SyState* state) { return ldVolatile(&state
 /// Spins until `*word` carries `epoch` and a count >= `need`, and returns it (never 0). Returns 0
 /// after recording an error (timeout, an epoch that is neither this step's nor the previous one) or
 /// seeing another thread's. While waiting only this step's epoch (with a smaller count), the
-/// previous step's, or 0 (never written) is legal. Polls with relaxed loads (backing off with
-/// __nanosleep after the first 32 tries, so thousands of waiting threads do not crowd the memory
-/// system); with `acquire`, one acquire load of the word once it is there orders the data it
-/// announces (the value returned is that load's: the same word, since the next step's value needs
-/// this rank's next step first).
+/// previous step's, or 0 (never written) is legal. Polls (backing off with __nanosleep after the
+/// first 32 tries, so thousands of waiting threads do not crowd the memory system) with acquire
+/// loads when `acquire` (the load that sees the word orders the data it announces: no second load
+/// once it is there), else relaxed loads.
 __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32_t need, SyState* state,
                                     uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region,
                                     bool acquire = true) {
@@ -88,15 +87,12 @@ __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32
   uint64_t start = 0;
   uint32_t spins = 0;
   while (true) {
-    const uint32_t w = ldRelaxedSys(word);
+    // The acquire: an acquire load, not a system fence (which waits for every memory operation of
+    // the thread); the block's barrier after the wait orders the other threads' reads.
+    const uint32_t w = acquire ? ldAcquireSys(word) : ldRelaxedSys(word);
     const uint32_t e = signalEpoch(w);
     if (w != 0 && e == epoch) {
-      if (signalCount(w) >= need) {
-        // The acquire: one acquire load of the word the relaxed poll saw (it reads the release
-        // store, or a later one), cheaper than a system fence (which waits for every memory
-        // operation of the thread); the block's barrier after it orders the other threads' reads.
-        return acquire ? ldAcquireSys(word) : w;
-      }
+      if (signalCount(w) >= need) return w;
     } else if (w != 0 && e != prev) {
       recordError(state, E_BAD_EPOCH, stage, peer, region, e, epoch);
       return 0;
