@@ -34,9 +34,12 @@ def main(argv: list[str]) -> int:
         f = line.split()
         if len(f) < 5 or f[0] != "syclock":
             continue
-        kernel, ns, n = f[1], float(f[3]), int(f[4])
-        marks = [float(x) for x in f[5:5 + n]]
-        if not marks or marks[-1] <= 0 or ns <= 0:
+        try:  # two ranks printing to one stream interleave some lines: those that do not parse are skipped
+            kernel, ns, n = f[1], float(f[3]), int(f[4])
+            marks = [float(x) for x in f[5:5 + n]]
+        except ValueError:
+            continue
+        if len(marks) < n or not marks or marks[-1] <= 0 or ns <= 0:
             continue
         per_ns = marks[-1] / ns
         edges = [0.0, *marks]

@@ -9,12 +9,10 @@
 ///  recvScales     Shape: [L, R * M, hidden/128]   fp32 (fp8 dispatch)
 ///  recvMeta       Shape: [L, R * M, 4]            int32 (srcRank, srcToken, topkSlot, localExpert)
 //
-// Every block builds the tables (recv_tables.cuh), then one warp per record (or per span of 2 KB
-// pieces of it when records are fewer than warps): lane i holds entry i, each piece is read once
-// and stored at each entry's row (the fan-out); the first span's warp also copies the scales and
-// writes the meta. While the warp reads the record, its first piece and its scales are prefetched
-// into L1 (the payload's slot is the record's, known before the record is read). A bad record is a
-// ProtocolError (E_BAD_RECORD) and is not placed.
+// One kernel. Every block builds the tables (recv_tables.cuh), then one warp per record (or per
+// span of 2 KB pieces of it when records are fewer than warps): lane i holds entry i, each piece is
+// read once and stored at each entry's row (the fan-out); the first span's warp also copies the
+// scales and writes the meta. A bad record is a ProtocolError (E_BAD_RECORD) and is not placed.
 #pragma once
 #include "launch.h"
 #include "payload.cuh"
@@ -28,18 +26,6 @@ namespace dispatch_recv_stage {
 
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
-/// Starts pulling piece `piece` of a record's payload and its scales into this SM's L1 while the
-/// warp reads the record (their slot is the record's, known before it is read): lanes 0-15 one
-/// 128-byte line of the piece each, lanes 16-31 the scales' lines. Prefetches hold no registers.
-__device__ inline void prefetchRecordData(const uint8_t* src, int piece, uint64_t rowBytes, const float* sRow, int S,
-                                          int lane) {
-  const uint64_t o = static_cast<uint64_t>(piece) * kPieceBytes + static_cast<uint64_t>(lane) * 128;
-  if (lane < kPieceBytes / 128) {
-    if (o < rowBytes) asm volatile("prefetch.global.L1 [%0];" ::"l"(src + o));
-  } else if (piece == 0 && (lane - 16) * 32 < S) {
-    asm volatile("prefetch.global.L1 [%0];" ::"l"(sRow + (lane - 16) * 32));
-  }
-}
 
 /// The stage, run by blocks [0, nb) of the dispatch kernel (dispatch.cu); this is block b.
 __device__ inline void run(const SyCtx& c, int nb, int b) {
@@ -74,15 +60,13 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
     const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
     const int s = sourceOfRecord(t, R, q);
     const int j = q - t.recStart[s];
-    const uint64_t slot = static_cast<uint64_t>(s) * M + j;
-    const uint8_t* src = inX + slot * rowBytes;
-    const float* sRow = inS + slot * S;
-    prefetchRecordData(src, p0, rowBytes, sRow, S, lane);
     const RecordView r = readRecord(recordAt(routes, s, j, M, W), s, j, p, t.count, c.state, S_DISPATCH_RECV,
                                     p0 == 0, lane);
     if (!r.ok) continue;
     const uint64_t row = lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;
+    const uint64_t slot = static_cast<uint64_t>(s) * M + j;
     const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, mark, r.n, lane) : 0;  // checked after the copy
+    const uint8_t* src = inX + slot * rowBytes;
     for (int piece = p0; piece < p1; ++piece) {
       const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
       const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
@@ -109,6 +93,7 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
     }
     if (p0 != 0) continue;
     if (S > 0) {
+      const float* sRow = inS + slot * S;
       for (int i = 0; i < r.n; ++i) {
         float* dst = outS + __shfl_sync(kFullMask, row, i) * S;
         for (int k = lane; k < S; k += kWarp) dst[k] = sRow[k];

@@ -83,19 +83,17 @@ __device__ inline RecordView readRecord(const int32_t* rec, int src, int j, cons
   RecordView v;
   v.token = rec[0];
   v.n = rec[1];
-  // Every lane below J loads its entry with the head (a record has room for J): one round trip.
-  RecordEntry e{0, 0, 0, 0.0f};
-  if (lane < J) {
-    const int32_t* w = rec + 2 + 4 * lane;
-    e = RecordEntry{w[0], w[1], w[2], __int_as_float(w[3])};
-  }
   uint32_t fault = 0;
   if (v.token < 0 || v.token >= M) fault = F_TOKEN;
   else if (v.n < 1 || v.n > J) fault = F_ENTRIES;
   v.e = RecordEntry{0, 0, 0, 0.0f};
   uint32_t mine = 0;
   if (fault == 0 && lane < v.n) {
-    v.e = e;
+    const int32_t* w = rec + 2 + 4 * lane;
+    v.e.expert = w[0];
+    v.e.slot = w[1];
+    v.e.index = w[2];
+    v.e.weight = __int_as_float(w[3]);
     if (v.e.expert < 0 || v.e.expert >= L) mine = F_EXPERT;
     else if (v.e.slot < 0 || v.e.slot >= K) mine = F_SLOT;
     else if (v.e.index < 0 || v.e.index >= counts[v.e.expert * R + src]) mine = F_INDEX;

@@ -59,13 +59,6 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
   const bool stamp = (block < 0 ? static_cast<int>(blockIdx.x) : block) == 0;
   const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
   const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
-  const auto countAt = [&](int i) {  // count word of table entry i (s = i / L, e = i % L)
-    const int s = i / L, e = i % L;
-    return contiguous ? static_cast<uint64_t>(s) * E + c.rank * L + e : static_cast<uint64_t>(s) * L + e;
-  };
-  // A source releases its counts before its signal: each thread loads its first count word now, so
-  // that round trip overlaps the wait; a word not yet of this step is loaded again after it.
-  const uint32_t early = static_cast<int>(threadIdx.x) < L * R ? ldRelaxedSys(counts + countAt(threadIdx.x)) : 0;
   const uint64_t t0 = globalTimerNs();
   // 1. Every source's dispatchSignal (acquire: its records, rows and counts were released before it).
   for (int s = threadIdx.x; s < R; s += blockDim.x) {
@@ -81,14 +74,14 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
     }
   }
   __syncthreads();
-  // 2. The counts, already here (the early load, or a plain load), checked (this step's epoch, at most M rows).
+  // 2. The counts, already here: plain loads, checked (this step's epoch, at most M rows).
   const bool waited = !hasError(c.state);
   for (int i = threadIdx.x; i < L * R; i += blockDim.x) {
     const int s = i / L, e = i % L;
+    const uint64_t at = contiguous ? static_cast<uint64_t>(s) * E + c.rank * L + e : static_cast<uint64_t>(s) * L + e;
     int n = 0;
     if (waited) {
-      const bool current = i == static_cast<int>(threadIdx.x) && early != 0 && signalEpoch(early) == epoch;
-      const uint32_t w = current ? early : ldRelaxedSys(counts + countAt(i));
+      const uint32_t w = ldRelaxedSys(counts + at);
       if (w == 0 || signalEpoch(w) != epoch) {
         recordError(c.state, E_BAD_EPOCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL, signalEpoch(w),
                     epoch);
