@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   COMBINE_WEIGHTS,
@@ -18,22 +18,36 @@ import {
   renderLayoutRegions,
 } from "../src/index.js";
 
-/** Layouts computed before the regions were described as data (offsets, shapes, docs, order). */
-const GOLDEN = JSON.parse(readFileSync(new URL("./fixtures/layouts.json", import.meta.url), "utf8")) as {
+/**
+ * Layouts computed before the regions were described as data (offsets, shapes, docs, order). A
+ * change of the layout that is meant rewrites them: `SWITCHYARD_UPDATE_LAYOUTS=1 npx vitest run
+ * test/regionTable.test.ts` in packages/core, then `npx biome check --write .`.
+ */
+const GOLDEN_URL = new URL("./fixtures/layouts.json", import.meta.url);
+const GOLDEN = JSON.parse(readFileSync(GOLDEN_URL, "utf8")) as {
   input: EpConfigInput;
-  layout: Record<string, unknown> & { regions: unknown[] };
+  layout: Record<string, unknown>;
 }[];
+
+/** What the fixture holds of a layout: its scalars and its regions in placement order. */
+function goldenOf(input: EpConfigInput): Record<string, unknown> {
+  const { config: _config, regions, ...scalars } = computeLayout(defineConfig(input));
+  return JSON.parse(JSON.stringify({ ...scalars, regions: Object.values(regions) }));
+}
 
 const table: readonly RegionDescription[] = REGION_TABLE;
 
 describe("REGION_TABLE", () => {
   it("gives computeLayout the layouts it had before, region for region and in placement order", () => {
-    for (const { input, layout } of GOLDEN) {
-      const { config: _config, regions, ...scalars } = computeLayout(defineConfig(input));
-      expect(
-        { ...scalars, regions: JSON.parse(JSON.stringify(Object.values(regions))) },
-        JSON.stringify(input),
-      ).toEqual(layout);
+    let golden = GOLDEN;
+    if (process.env.SWITCHYARD_UPDATE_LAYOUTS === "1") {
+      golden = GOLDEN.map(({ input }) => ({ input, layout: goldenOf(input) }));
+      writeFileSync(GOLDEN_URL, `${JSON.stringify(golden, null, 2)}\n`);
+    }
+    for (const { input, layout } of golden) {
+      expect(goldenOf(input), `${JSON.stringify(input)} (a layout change that is meant: see GOLDEN)`).toEqual(
+        layout,
+      );
     }
   });
 
