@@ -117,9 +117,10 @@ describe("core's contract", () => {
     expect(idsByValue(DEVICE_ERROR_CODES)).toEqual(BEFORE.codeIds);
     expect(byValue(RECORD_FAULT_CODES)).toEqual(BEFORE.faults);
     expect(idsByValue(RECORD_FAULT_CODES)).toEqual(BEFORE.faultIds);
-    expect([...REGION_NAMES]).toEqual(BEFORE.regions);
-    expect(REGION_NAMES.map(constantName)).toEqual(BEFORE.regionIds);
-    expect(PARAM_NAMES.join(",")).toBe(BEFORE.params);
+    // A region added to REGION_TABLE takes the next index: the ones before keep their names and places.
+    expect(REGION_NAMES.slice(0, BEFORE.regions.length)).toEqual(BEFORE.regions);
+    expect(REGION_NAMES.slice(0, BEFORE.regions.length).map(constantName)).toEqual(BEFORE.regionIds);
+    expect(PARAM_NAMES.slice(0, BEFORE.params.split(",").length).join(",")).toBe(BEFORE.params);
     expect(DTYPE_CODES).toEqual(BEFORE.dtypes);
     expect(LAYOUT_KIND_CODES).toEqual(BEFORE.layouts);
     expect(REGION_DTYPE_CODES).toEqual(BEFORE.regionDtypes);

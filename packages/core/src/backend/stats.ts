@@ -1,6 +1,6 @@
 import { type EpConfig, localExperts, scalesPerRow } from "../config.js";
 import { dtypeBytes } from "../dtype.js";
-import { routeWordsOf } from "../layout/layout.js";
+import { routeWordsOf } from "../layout/symbols.js";
 import type { Phase } from "./phases.js";
 
 /** The four calls of a step, in order; `StepStats.completed` names the last one a rank finished. */

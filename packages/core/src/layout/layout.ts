@@ -1,23 +1,17 @@
-import { combineWeightsOf } from "../combineWeights.js";
-import { type EpConfig, localExperts, scalesPerRow } from "../config.js";
+import type { EpConfig } from "../config.js";
 import { placeRegions, REGION_NAMES, type Region, type RegionName, type RegionSpec } from "./region.js";
-
-/** Metadata words per delivered row: (source rank, source token, top-k slot, local expert). */
-export const META_WORDS = 4;
+import { conditionHolds, extentFactors, type RegionDescription, regionFormOf } from "./regionDescription.js";
+import { REGION_TABLE } from "./regionTable.js";
+import { type LayoutSymbol, layoutSymbols } from "./symbols.js";
 
 /**
  * A rank's buffers for one config (protocol version 2, docs/protocol.md): every region with its
  * offset, size and shape. All ranks have the same layout, so a sender computes any peer's
  * addresses alone.
  *
- * Symbols used in the docs: R ranks, L local experts, E = R * L experts, M maxTokensPerRank,
- * H hidden, K topK, S = H/128 scales per row (0 without fp8), J = min(K, L) the most slots one
- * token has on one rank, W = 2 + 4 * J words of a route record, N = R * M * J + L * (A - 1)
- * delivered rows at most (contiguous, A = expertAlignment).
- *
- * `combineX` depends on `combineWeights`: `expert` holds one weighted partial per (expert rank,
- * token), [R, M, H]; `home` one unweighted expert output row per (token, slot), [M, K, H] (the
- * expert rank hosting slot k of token t writes row t * K + k).
+ * Every region is described once, in REGION_TABLE (regionTable.ts); shapes and the docs below are
+ * written in LAYOUT_SYMBOLS (symbols.ts): R ranks, L local experts, E experts, M maxTokensPerRank,
+ * H hidden, K topK, S scales per row, J = min(K, L), W = 2 + 4 * J, N = R * M * J + L * (A - 1).
  */
 export interface Layout {
   readonly config: Readonly<EpConfig>;
@@ -39,131 +33,34 @@ export interface Layout {
   readonly bytesPerRank: number;
 }
 
-/** i32 words of a route record with J entries: srcToken, n, then (localExpert, slot, index, weight bits) each. */
-export function routeWordsOf(slotsPerRank: number): number {
-  return 2 + 4 * slotsPerRank;
+/** The region `region` is for `config`: dtype, shape in elements, heap, doc. */
+function regionSpecOf(
+  region: RegionDescription,
+  config: Readonly<EpConfig>,
+  symbols: Readonly<Record<LayoutSymbol, number>>,
+): RegionSpec {
+  const form = regionFormOf(region, config);
+  const empty = conditionHolds(region.emptyWhen ?? false, config);
+  return {
+    name: region.name as RegionName,
+    dtype: region.dtype === "dispatchDtype" ? config.dispatchDtype : region.dtype,
+    shape: empty ? [0] : form.shape.map((e) => extentFactors(e).reduce((n, s) => n * symbols[s], 1)),
+    axes: [...form.axes],
+    symmetric: conditionHolds(region.symmetric, config),
+    doc: form.doc,
+  };
 }
 
-/** Computes the layout for a (validated) config: the one source of truth for every byte offset. */
+/**
+ * Computes the layout for a (validated) config from REGION_TABLE: the one source of truth for
+ * every byte offset.
+ */
 export function computeLayout(config: Readonly<EpConfig>): Layout {
-  const R = config.ranks;
-  const L = localExperts(config);
-  const E = config.experts;
-  const M = config.maxTokensPerRank;
-  const H = config.hidden;
-  const K = config.topK;
-  const S = scalesPerRow(config, config.dispatchDtype);
-  const J = Math.min(K, L);
-  const W = routeWordsOf(J);
-  const N = R * M * J + L * (config.expertAlignment - 1);
-  const d = config.dispatchDtype;
-  const masked = config.layout === "masked";
-  const routes: RegionSpec = {
-    name: "dispatchRoutes",
-    dtype: "i32",
-    shape: [R, M, W],
-    axes: ["srcRank", "record", "word"],
-    symmetric: true,
-    doc: "route record j from srcRank: (srcToken, n, n x (localExpert, slot, index, weight bits))",
-  };
-  const signals: RegionSpec[] = [
-    {
-      name: "countSignal",
-      dtype: "u32",
-      shape: masked ? [R, L] : [R, E],
-      axes: masked ? ["srcRank", "localExpert"] : ["srcRank", "expert"],
-      symmetric: true,
-      doc: masked
-        ? "signal from source rank: its row count for each local expert"
-        : "signal from source rank: its row count for every expert of the world (counts first)",
-    },
-    {
-      name: "dispatchSignal",
-      dtype: "u32",
-      shape: [R],
-      axes: ["srcRank"],
-      symmetric: true,
-      doc: "signal from source rank after its rows and route records (count = records)",
-    },
-  ];
-  const home = combineWeightsOf(config) === "home";
-  const combine: RegionSpec[] = [
-    {
-      name: "combineSignal",
-      dtype: "u32",
-      shape: [R],
-      axes: ["expertRank"],
-      symmetric: true,
-      doc: home
-        ? "signal from each expert rank after its rows for this rank (count = tokens whose rows it wrote)"
-        : "signal from each expert rank after its partials for this rank (count = partials)",
-    },
-    {
-      name: "combineX",
-      dtype: "bf16",
-      shape: home ? [M, K, H] : [R, M, H],
-      axes: home ? ["token", "slot", "hidden"] : ["expertRank", "token", "hidden"],
-      symmetric: true,
-      doc: home
-        ? "expert output of slot k of this rank's (DP group's) token t, unweighted, bf16; written by the rank hosting the slot's expert"
-        : "partial of expert rank r for this rank's (DP group's) token t: its slots' weighted sum, bf16",
-    },
-  ];
-  const outShape = masked ? [L, R * M] : [N];
-  const outAxes = masked ? ["localExpert", "row"] : ["row"];
-  const specs: RegionSpec[] = [
-    ...signals,
-    ...(masked
-      ? ([
-          {
-            name: "dispatchX",
-            dtype: d,
-            shape: [R, M, H],
-            axes: ["srcRank", "record", "hidden"],
-            symmetric: true,
-            doc: "payload of route record j from srcRank (one row per token and rank)",
-          },
-          {
-            name: "dispatchScales",
-            dtype: "f32",
-            shape: S ? [R, M, S] : [0],
-            axes: ["srcRank", "record", "block"],
-            symmetric: true,
-            doc: "fp32 scale per 128-element block of each record's row (fp8 only)",
-          },
-        ] satisfies RegionSpec[])
-      : []),
-    routes,
-    ...combine,
-    {
-      name: "recvX",
-      dtype: d,
-      shape: [...outShape, H],
-      axes: [...outAxes, "hidden"],
-      symmetric: !masked,
-      doc: masked
-        ? "output: expert e's rows packed at the front of its block, by (srcRank, srcToken)"
-        : "output: expert blocks in order, rows by (srcRank, srcToken), each block padded to expertAlignment; senders write each token once, at its first entry's row",
-    },
-    {
-      name: "recvScales",
-      dtype: "f32",
-      shape: S ? [...outShape, S] : [0],
-      axes: [...outAxes, "block"],
-      symmetric: !masked,
-      doc: "output: block scales of each row (fp8 only)",
-    },
-    {
-      name: "recvMeta",
-      dtype: "i32",
-      shape: [...outShape, META_WORDS],
-      axes: [...outAxes, "word"],
-      symmetric: false,
-      doc: masked
-        ? "output: (srcRank, srcToken, topkSlot, localExpert) of each row"
-        : "output: (srcRank, srcToken, topkSlot, localExpert) of each row; srcRank -1 on padding rows",
-    },
-  ];
+  const symbols = layoutSymbols(config);
+  const { R, L, M, J, W, N } = symbols;
+  const specs = REGION_TABLE.filter((r: RegionDescription) => conditionHolds(r.usedWhen ?? true, config)).map(
+    (r) => regionSpecOf(r, config, symbols),
+  );
   const placed = placeRegions(specs);
   const byName = {} as Record<RegionName, Region>;
   for (const r of placed.regions) byName[r.name] = r;
@@ -183,7 +80,7 @@ export function computeLayout(config: Readonly<EpConfig>): Layout {
   return Object.freeze({
     config,
     regions: Object.freeze(byName),
-    rows: masked ? L * R * M : N,
+    rows: config.layout === "masked" ? L * R * M : N,
     rowsPerSource: M * J,
     slotsPerRank: J,
     routeWords: W,

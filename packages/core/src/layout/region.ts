@@ -1,3 +1,5 @@
+import { REGION_TABLE } from "./regionTable.js";
+
 /** Element type of a region, for its documented shape. */
 export type RegionDtype = "u32" | "i32" | "f32" | "bf16" | "fp8-e4m3";
 
@@ -32,24 +34,27 @@ export interface Region {
   readonly doc: string;
 }
 
-/**
- * Every region name any layout uses, in the fixed order of the parameter block.
- * A layout that does not use a region reports it with 0 bytes.
- */
-export const REGION_NAMES = [
-  "dispatchSignal",
-  "dispatchX",
-  "dispatchScales",
-  "dispatchRoutes",
-  "countSignal",
-  "combineSignal",
-  "combineX",
-  "recvX",
-  "recvScales",
-  "recvMeta",
-] as const;
+/** The name of a region of REGION_TABLE. */
+export type RegionName = (typeof REGION_TABLE)[number]["name"];
 
-export type RegionName = (typeof REGION_NAMES)[number];
+/**
+ * Every region name any layout uses, in the fixed order of the parameter block (each region's
+ * `index` in REGION_TABLE). A layout that does not use a region reports it with 0 bytes.
+ */
+export const REGION_NAMES: readonly RegionName[] = Object.freeze(regionNamesByIndex());
+
+function regionNamesByIndex(): RegionName[] {
+  const names: RegionName[] = [];
+  for (const r of REGION_TABLE) {
+    if (!Number.isInteger(r.index) || r.index < 0 || r.index >= REGION_TABLE.length || names[r.index]) {
+      throw new RangeError(
+        `REGION_TABLE: ${r.name} has index ${r.index}; the indices must be 0..${REGION_TABLE.length - 1}, each once`,
+      );
+    }
+    names[r.index] = r.name;
+  }
+  return names;
+}
 
 export interface RegionSpec {
   name: RegionName;

@@ -1,10 +1,13 @@
 /* The layout of protocol version 2 (docs/protocol.md): core's computeLayout and layoutParams
- * (packages/core/src/layout) in C. Regions are placed one after another in two heaps, each at a
- * multiple of 256 bytes, in the order core lists them; the parameter block is the scalars, then
- * (offset, bytes) of every region in REGION_NAMES order. */
+ * (packages/core/src/layout) in C. The regions come from layout_regions.gen.h, generated from
+ * core's REGION_TABLE: each is placed, in the table's order, one after another in its heap
+ * (symmetric or local) at a multiple of 256 bytes. What stays hand-written here is the value of
+ * each shape symbol and the overflow checks (every byte count below SY_LAYOUT_MAX_BYTES). The
+ * parameter block is the scalars, then (offset, bytes) of every region in REGION_NAMES order. */
 #include <string.h>
 
 #include "layout_internal.h"
+#include "layout_regions.gen.h"
 
 /* Placement state: both heaps' cursors, the next placement slot, and the first overflow seen. */
 typedef struct placer {
@@ -23,11 +26,8 @@ static uint64_t mul(uint64_t a, uint64_t b) {
 static uint64_t align_up(uint64_t n) { return (n + SY_REGION_ALIGN - 1) / SY_REGION_ALIGN * SY_REGION_ALIGN; }
 
 static uint64_t dtype_bytes(int32_t dtype) {
-  switch (dtype) {
-    case SY_REGION_BF16: return 2;
-    case SY_REGION_FP8_E4M3: return 1;
-    default: return 4;
-  }
+  const int32_t n = (int32_t)(sizeof sy_region_dtype_bytes_ / sizeof sy_region_dtype_bytes_[0]);
+  return dtype >= 0 && dtype < n ? sy_region_dtype_bytes_[dtype] : 4;
 }
 
 /* Places one region. `shape` has `dims` entries, `axes` `naxes` (a [0] shape keeps its axes). */
@@ -52,64 +52,66 @@ static void place(placer* p, int index, int32_t dtype, int symmetric, int dims, 
   p->out->placement[p->placed++] = index;
 }
 
-/* A region whose shape is [0] when `used` is false (scales without fp8). */
-static void place_opt(placer* p, int index, int32_t dtype, int symmetric, int used, int dims, const uint64_t* shape,
-                      int naxes, const char* const* axes) {
-  static const uint64_t zero[1] = {0};
-  if (used) place(p, index, dtype, symmetric, dims, shape, naxes, axes);
-  else place(p, index, dtype, symmetric, 1, zero, naxes, axes);
+/* The value of shape symbol `s` (core's layoutSymbols) for a validated config; products saturate
+ * (mul). Every symbol of the generated enum has a case, so one added in core fails to compile
+ * here (-Wswitch) until it has its value. */
+static uint64_t symbol_value(sy_layout_symbol s, const sy_config* c) {
+  const uint64_t R = (uint64_t)c->ranks, E = (uint64_t)c->experts, L = E / R, M = (uint64_t)c->max_tokens_per_rank,
+                 K = (uint64_t)c->top_k, A = (uint64_t)c->expert_alignment, J = K < L ? K : L;
+  switch (s) {
+    case SY_SYM_R: return R;
+    case SY_SYM_L: return L;
+    case SY_SYM_E: return E;
+    case SY_SYM_M: return M;
+    case SY_SYM_H: return (uint64_t)c->hidden;
+    case SY_SYM_K: return K;
+    case SY_SYM_S: return c->dispatch_dtype == SY_DTYPE_FP8_E4M3 ? (uint64_t)c->hidden / SY_FP8_BLOCK : 0;
+    case SY_SYM_J: return J;
+    case SY_SYM_W: return 2 + 4 * J;
+    case SY_SYM_N: {
+      const uint64_t n = mul(mul(R, M), J);
+      return n > SY_LAYOUT_MAX_BYTES ? n : n + mul(L, A - 1);
+    }
+    case SY_SYM_META_WORDS: return SY_LAYOUT_META_WORDS;
+    case SY_SYM_NONE:
+    case SY_SYM_COUNT: break;
+  }
+  return 0;
 }
 
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* The form of `rule` that fits `c`: the first whose condition holds, or NULL. */
+static const sy_region_form* form_of(const sy_region_rule* rule, const sy_config* c) {
+  for (int i = 0; i < rule->form_count; ++i) {
+    if (sy_region_when_holds_(&rule->forms[i].when, c)) return &rule->forms[i];
+  }
+  return NULL;
+}
 
-static void place_all(placer* p, const sy_config* c, uint64_t S, uint64_t W, uint64_t N) {
-  const uint64_t R = (uint64_t)c->ranks, E = (uint64_t)c->experts, L = E / R, M = (uint64_t)c->max_tokens_per_rank,
-                 H = (uint64_t)c->hidden;
-  const int masked = c->layout == SY_LAYOUT_MASKED;
-  const int32_t d = c->dispatch_dtype == SY_DTYPE_FP8_E4M3 ? SY_REGION_FP8_E4M3 : SY_REGION_BF16;
-  {
-    const uint64_t shape[2] = {R, masked ? L : E};
-    const char* axes[2] = {"srcRank", masked ? "localExpert" : "expert"};
-    place(p, SY_REGION_COUNT_SIGNAL, SY_REGION_U32, 1, 2, shape, 2, axes);
+/* Places every region the config uses, in the generated table's order. Returns the index of a
+ * region with no form for the config (core's tests rule that out), or -1. */
+static int place_all(placer* p, const sy_config* c, const uint64_t* sym) {
+  for (int k = 0; k < SY_REGION_COUNT; ++k) {
+    const sy_region_rule* rule = &sy_region_rules_[k];
+    if (!sy_region_when_holds_(&rule->used, c)) continue;
+    const sy_region_form* form = form_of(rule, c);
+    if (form == NULL) return rule->index;
+    const int32_t dtype = rule->dtype == SY_REGION_DTYPE_DISPATCH ? sy_region_dtype_of_dtype_[c->dispatch_dtype]
+                                                                  : rule->dtype;
+    uint64_t shape[SY_REGION_MAX_DIMS] = {0};
+    int dims = 1; /* an empty region: shape [0], its axes kept */
+    if (!sy_region_when_holds_(&rule->empty, c)) {
+      dims = form->dims;
+      for (int i = 0; i < dims; ++i) {
+        uint64_t extent = 1;
+        for (int f = 0; f < SY_EXTENT_FACTORS && form->shape[i][f] != SY_SYM_NONE; ++f) {
+          extent = mul(extent, sym[form->shape[i][f]]);
+        }
+        shape[i] = extent;
+      }
+    }
+    place(p, rule->index, dtype, sy_region_when_holds_(&rule->symmetric, c), dims, shape, form->dims, form->axes);
   }
-  {
-    const uint64_t shape[1] = {R};
-    const char* axes[1] = {"srcRank"};
-    place(p, SY_REGION_DISPATCH_SIGNAL, SY_REGION_U32, 1, 1, shape, 1, axes);
-  }
-  if (masked) {
-    const uint64_t x[3] = {R, M, H}, s[3] = {R, M, S};
-    const char* xa[3] = {"srcRank", "record", "hidden"};
-    const char* sa[3] = {"srcRank", "record", "block"};
-    place(p, SY_REGION_DISPATCH_X, d, 1, 3, x, 3, xa);
-    place_opt(p, SY_REGION_DISPATCH_SCALES, SY_REGION_F32, 1, S != 0, 3, s, 3, sa);
-  }
-  {
-    const uint64_t shape[3] = {R, M, W};
-    const char* axes[3] = {"srcRank", "record", "word"};
-    place(p, SY_REGION_DISPATCH_ROUTES, SY_REGION_I32, 1, 3, shape, 3, axes);
-  }
-  {
-    /* combineX: a partial per (expert rank, token), or with weights at home a row per (token, slot). */
-    const int home = c->combine_weights == SY_COMBINE_WEIGHTS_HOME;
-    const uint64_t sig[1] = {R}, x[3] = {home ? M : R, home ? (uint64_t)c->top_k : M, H};
-    const char* siga[1] = {"expertRank"};
-    const char* xa[3] = {home ? "token" : "expertRank", home ? "slot" : "token", "hidden"};
-    place(p, SY_REGION_COMBINE_SIGNAL, SY_REGION_U32, 1, 1, sig, N_OF(siga), siga);
-    place(p, SY_REGION_COMBINE_X, SY_REGION_BF16, 1, 3, x, N_OF(xa), xa);
-  }
-  /* Outputs: masked [L, R*M, ...] local; contiguous [N, ...], x and scales symmetric (senders
-   * write rows at their final positions). */
-  const int lead = masked ? 2 : 1;
-  const uint64_t o0 = masked ? L : N, o1 = masked ? mul(R, M) : 0;
-  const char* a0 = masked ? "localExpert" : "row";
-  const uint64_t x[3] = {o0, masked ? o1 : H, H}, s[3] = {o0, masked ? o1 : S, S}, m[3] = {o0, masked ? o1 : 4, 4};
-  const char* xa[3] = {a0, masked ? "row" : "hidden", "hidden"};
-  const char* sa[3] = {a0, masked ? "row" : "block", "block"};
-  const char* ma[3] = {a0, masked ? "row" : "word", "word"};
-  place(p, SY_REGION_RECV_X, d, !masked, lead + 1, x, lead + 1, xa);
-  place_opt(p, SY_REGION_RECV_SCALES, SY_REGION_F32, !masked, S != 0, lead + 1, s, lead + 1, sa);
-  place(p, SY_REGION_RECV_META, SY_REGION_I32, 0, lead + 1, m, lead + 1, ma);
+  return -1;
 }
 
 /* Unused regions: core's placeholder (offset 0, 0 bytes, u32, shape [0], no axes, local). */
@@ -147,17 +149,20 @@ static void fill_params(sy_layout* out, const sy_config* c) {
 static int compute(const sy_config* c, sy_layout* out) {
   const int rc = sy_layout_validate_(c, out);
   if (rc != SY_OK) return rc;
-  const uint64_t R = (uint64_t)c->ranks, L = (uint64_t)(c->experts / c->ranks), M = (uint64_t)c->max_tokens_per_rank,
-                 K = (uint64_t)c->top_k, A = (uint64_t)c->expert_alignment;
-  const uint64_t S = c->dispatch_dtype == SY_DTYPE_FP8_E4M3 ? (uint64_t)c->hidden / SY_FP8_BLOCK : 0;
-  const uint64_t J = K < L ? K : L, W = 2 + 4 * J;
-  uint64_t N = mul(mul(R, M), J);
-  N = N > SY_LAYOUT_MAX_BYTES ? N : N + mul(L, A - 1);
+  uint64_t sym[SY_SYM_COUNT];
+  for (int s = 0; s < SY_SYM_COUNT; ++s) sym[s] = symbol_value((sy_layout_symbol)s, c);
+  const uint64_t R = sym[SY_SYM_R], L = sym[SY_SYM_L], M = sym[SY_SYM_M], J = sym[SY_SYM_J], W = sym[SY_SYM_W],
+                 N = sym[SY_SYM_N];
   placer p = {out, {0, 0}, 0, -1};
   for (int i = 0; i < SY_REGION_COUNT; ++i) out->placement[i] = -1;
-  place_all(&p, c, S, W, N);
-  const uint64_t sym = align_up(p.cursor[1]), local = align_up(p.cursor[0]);
-  if (p.overflow >= 0 || sym + local > SY_LAYOUT_MAX_BYTES) {
+  const int formless = place_all(&p, c, sym);
+  if (formless >= 0) {
+    sy_layout_refuse_(out, "(layout)", "layout: region %s has no form for this config in core's REGION_TABLE",
+                      sy_region_name_(formless));
+    return SY_ERR_INTERNAL;
+  }
+  const uint64_t sym_bytes = align_up(p.cursor[1]), local = align_up(p.cursor[0]);
+  if (p.overflow >= 0 || sym_bytes + local > SY_LAYOUT_MAX_BYTES) {
     const char* what = p.overflow >= 0 ? sy_region_name_(p.overflow) : "symmetric + local";
     return sy_layout_refuse_(out, "(layout)",
                              "layout: %s needs 2^53 bytes or more per rank, past what a double counts exactly; lower "
@@ -169,9 +174,9 @@ static int compute(const sy_config* c, sy_layout* out) {
   out->rows_per_source = M * J;
   out->slots_per_rank = J;
   out->route_words = W;
-  out->symmetric_bytes = sym;
+  out->symmetric_bytes = sym_bytes;
   out->local_bytes = local;
-  out->bytes_per_rank = sym + local;
+  out->bytes_per_rank = sym_bytes + local;
   fill_params(out, c);
   return SY_OK;
 }

@@ -20,7 +20,8 @@ void endpointQueries(Fuzz& f, World& w) {
   void* p = nullptr;
   uint64_t n = 0;
   f.expect("sy_endpoint_region", "region -1", INV, sy_endpoint_region(w.ep, -1, &p, &n), w.ep);
-  f.expect("sy_endpoint_region", "region 10 (past REGION_NAMES)", INV, sy_endpoint_region(w.ep, 10, &p, &n), w.ep);
+  f.expect("sy_endpoint_region", "region SY_REGION_COUNT (past REGION_NAMES)", INV,
+           sy_endpoint_region(w.ep, SY_REGION_COUNT, &p, &n), w.ep);
   f.expect("sy_endpoint_region", "outputs NULL", SY_OK, sy_endpoint_region(w.ep, 1, nullptr, nullptr), w.ep);
   f.expect("sy_endpoint_counts", "counts NULL", INV, sy_endpoint_counts(w.ep, nullptr), w.ep);
   f.expect("sy_endpoint_set_blocks", "blocks 0", INV, sy_endpoint_set_blocks(w.ep, 0), w.ep);
