@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-peers-h200";
+const RECORD = "results/2026-11-26-peers-stage-kernels";
 /** One bench JSON per run of the record, in the order the tables list them. */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
@@ -176,27 +176,23 @@ export function render() {
 }
 
 /** Later records that moved these figures without a full run of this page's configs (bf16 and fp8). */
-const LATER = [
-  "- Since this record, one kernel a half ([2026-11-26-one-kernel-a-half](../results/2026-11-26-one-kernel-a-half/README.md),",
-  "  2 × H200, DeepEP, pplx-kernels and NCCL in the same run, bf16 in only) moved Switchyard's masked",
-  "  receives by +1 to +3 µs (masked 1 dispatch / combine 28.3 / 26.6 µs, masked 128 38.9 / 38.0;",
-  "  DeepEP there 20.9 / 21.7 and 36.1 / 52.7), and lets a whole half run in one launch (`sy_dispatch`,",
-  "  `sy_combine`).",
-];
+const LATER = [];
 
-/** The measured reasons for each miss (results/2026-11-26-peers-h200 and the records it links). */
+/** The measured reasons for each miss (results/2026-11-26-peers-stage-kernels and the records it links). */
 const REASONS = [
-  "- **Masked, 1 token.** Each stage kernel is a chain of dependent global round trips inside one",
-  "  block (signal, counts, record, payload, fences) plus about 4 µs of launch and event gaps per",
-  "  phase; removing fences and acquiring with loads took 11 µs off the step this session (records",
-  "  release-fences and acquire-loads). DeepEP's receiver only waits and copies (its sender claims",
-  "  the row in the destination's packed layout); Switchyard's receiver builds the tables and fans a",
-  "  token out to its local experts (a token crosses once per rank). DeepEP misses the targets too.",
-  "- **Masked, 128.** Dispatch: the send is faster than DeepEP's (22.9 vs 23.5 µs), the receive 2.6",
-  "  µs slower (tables and fan-out). Combine is faster than DeepEP's and pplx's: one partial per",
-  "  (token, rank) crosses NVLink instead of one row per (token, expert).",
+  "- **Masked, 1 token.** Each stage kernel is a chain of dependent steps inside one block; the phase",
+  "  stamps (record stage-kernels) put dispatch send at 10.2 µs in block 0 (plan 3.8, one token's rows",
+  "  and records 4.9), dispatch recv at 7.0 (tables with the wait 3.5, placing one record 3.6), and",
+  "  each stage's event-to-event time 4 to 7 µs above that (the launch, the other blocks, the kernel's",
+  "  end). Against DeepEP's kernels in the same run the sends are 3.4 and 2.4 µs slower and the",
+  "  receives 3.5 and 0.8. DeepEP misses the targets too (20.7 / 21.5 µs here).",
+  "- **Masked, 128.** Combine is met and faster than DeepEP's and pplx's (one partial per (token,",
+  "  rank) crosses NVLink instead of one row per (token, expert)). Dispatch: the send is faster than",
+  "  DeepEP's (22.3 vs 23.6 µs), the receive 2.2 µs slower: DeepEP's receiver only waits and copies",
+  "  (its sender claims the row in the destination's packed layout), Switchyard's builds the tables",
+  "  and fans a token out to its local experts (a token crosses once per rank).",
   "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
-  "  reduces over local experts); with fp8 input Switchyard's dispatch is 364.5 µs against 317.7. The",
+  "  reduces over local experts); with fp8 input Switchyard's dispatch is 365.7 µs against 310.4. The",
   "  combine send reads 8 expert rows a record (470 MB) on 24 SMs: it is per-SM bound (the 2 × H100",
   "  SM sweep of the peers record: 48 SMs 559 µs, 132 SMs 393).",
 ];
