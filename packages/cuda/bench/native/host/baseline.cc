@@ -79,8 +79,8 @@ void destroyNccl(sy_nccl* nc) {
 
 sy_baseline* createBaseline(sy_nccl* nc, const uint64_t* params, size_t count, int smCount) {
   SY_REQUIRE(nc != nullptr && nc->alive, "sy_baseline_create: the communicator is NULL or destroyed");
-  validateParamBlock(params, count, "sy_baseline_create");  // the block the C layout computes, nothing else
   SyParams p{};
+  validateParamBlock(params, count, "sy_baseline_create", &p.localRegions);  // the block the C layout computes, nothing else
   std::copy(params, params + kParamCount, p.v);
   SY_REQUIRE(p.v[P_LAYOUT_CONTIGUOUS] != 0, "sy_baseline_create: pass the contiguous layout's parameters");
   SY_REQUIRE(p.ranks() == nc->ranks, "sy_baseline_create: config has " << p.ranks() << " ranks, NCCL " << nc->ranks);

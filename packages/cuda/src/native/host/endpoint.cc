@@ -67,8 +67,8 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
                             uint64_t timeoutNs) {
   SY_REQUIRE(rt != nullptr && rt->alive, "sy_endpoint_create: the runtime is NULL or destroyed");
   SY_REQUIRE(timeoutNs > 0, "sy_endpoint_create: timeout_ns is 0; every receive would time out at once");
-  validateParams(params, count, symmetricBytes, "sy_endpoint_create");
   SyParams p{};
+  validateParams(params, count, symmetricBytes, "sy_endpoint_create", &p.localRegions);
   std::copy(params, params + kParamCount, p.v);
   SY_REQUIRE(p.ranks() <= rt->ranks, "sy_endpoint_create: config has " << p.ranks() << " ranks, the runtime " << rt->ranks);
   // Refused before the collective allocation, from facts every rank shares.

@@ -37,7 +37,7 @@ sy_config configOf(const uint64_t* v) {
 
 }  // namespace
 
-uint64_t validateParamBlock(const uint64_t* params, size_t count, const char* call) {
+uint64_t validateParamBlock(const uint64_t* params, size_t count, const char* call, uint32_t* localRegions) {
   SY_REQUIRE(params != nullptr && count == static_cast<size_t>(kParamCount),
              call << ": expected " << kParamCount << " parameters (core's PARAM_NAMES), got " << count);
   static_assert(kParamCount <= SY_LAYOUT_MAX_PARAMS, "the C layout's block holds every parameter");
@@ -67,11 +67,19 @@ uint64_t validateParamBlock(const uint64_t* params, size_t count, const char* ca
                                                    << ", the layout of the block's scalars has " << layout.params[i]
                                                    << " (pass core's layoutParams unchanged)");
   }
+  if (localRegions != nullptr) {
+    *localRegions = 0;
+    for (int k = 0; k < SY_REGION_COUNT && layout.placement[k] >= 0; ++k) {
+      const int r = layout.placement[k];
+      if (layout.regions[r].symmetric == 0) *localRegions |= 1u << r;
+    }
+  }
   return layout.symmetric_bytes;
 }
 
-void validateParams(const uint64_t* params, size_t count, uint64_t symmetricBytes, const char* call) {
-  const uint64_t need = validateParamBlock(params, count, call);
+void validateParams(const uint64_t* params, size_t count, uint64_t symmetricBytes, const char* call,
+                    uint32_t* localRegions) {
+  const uint64_t need = validateParamBlock(params, count, call, localRegions);
   SY_REQUIRE(symmetricBytes >= need,
              call << ": symmetric_bytes " << symmetricBytes << " is less than the layout's symmetricBytes " << need);
 }

@@ -28,8 +28,8 @@ enum ParamIndex : int {
 };
 
 /// Regions, in core's REGION_NAMES order; region i has its offset at P_SCALAR_COUNT + 2i, bytes after it.
-/// Offsets are from the start of the region's heap: symmetric (every region but recvMeta, and but
-/// recvX / recvScales in the masked layout) or the endpoint's local allocation (isLocalRegion).
+/// Offsets are from the start of the region's heap: symmetric, or the endpoint's local allocation
+/// (SyParams::localRegions, from the layout: recvMeta, and recvX / recvScales in the masked layout).
 enum RegionIndex : int { SY_CONTRACT_REGIONS(SY_REGION_ENUMERATOR) R_REGION_COUNT };
 
 constexpr int kParamCount = P_SCALAR_COUNT + 2 * R_REGION_COUNT;
@@ -41,9 +41,15 @@ constexpr const char* kParamNames = SY_CONTRACT_PARAM_NAMES;
 /// Largest topK the kernels take: a token's slots are one warp's lanes.
 constexpr int kMaxTopK = 32;
 
-/// Core's parameter block, passed to every kernel by value (312 bytes of kernel parameters).
+static_assert(R_REGION_COUNT <= 32, "SyParams::localRegions has a bit a region");
+
+/// Core's parameter block, passed to every kernel by value (320 bytes of kernel parameters), and
+/// which heap each region is in.
 struct SyParams {
   uint64_t v[kParamCount];
+  /// Bit r: region r lives in the endpoint's local allocation, not the symmetric heap. The C
+  /// layout's heap of each region (core's region table), set with the block (validateParamBlock).
+  uint32_t localRegions;
 
   __host__ __device__ int ranks() const { return static_cast<int>(v[P_RANKS]); }
   __host__ __device__ int localExperts() const { return static_cast<int>(v[P_LOCAL_EXPERTS]); }
@@ -73,9 +79,7 @@ struct SyParams {
   /// Bytes of one dispatched row (dispatch dtype).
   __host__ __device__ uint64_t rowBytes() const { return static_cast<uint64_t>(hidden()) * elemBytes(); }
   /// Whether `region` lives in the endpoint's local allocation rather than the symmetric heap.
-  __host__ __device__ bool isLocalRegion(int region) const {
-    return region == R_RECV_META || (!contiguous() && (region == R_RECV_X || region == R_RECV_SCALES));
-  }
+  __host__ __device__ bool isLocalRegion(int region) const { return ((localRegions >> region) & 1u) != 0; }
 };
 
 /// The error a receive kernel records (first one wins) before it exits. Read by the host after the stream.

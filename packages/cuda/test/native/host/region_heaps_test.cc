@@ -1,11 +1,13 @@
-// The kernels' choice of heap for each region (SyParams::isLocalRegion, kernels/params.cuh, hand-written)
-// against the C layout's, which comes from core's REGION_TABLE (layout_regions.gen.h): for every
-// layout, combine-weights mode and dispatch dtype, every region the layout places must be local
-// exactly where the layout does not put it in the symmetric heap. A region added in core with
-// another heap fails here until the kernels agree.
+// The kernels' heap of each region (SyParams::isLocalRegion, kernels/params.cuh), as the host sets it
+// from the parameter block (validateParamBlock's localRegions), against the C layout's, which comes
+// from core's REGION_TABLE (layout_regions.gen.h): for every layout, combine-weights mode and
+// dispatch dtype, every region the layout places is local exactly where the layout does not put it
+// in the symmetric heap, and the protocol's rule holds (docs/protocol.md: the outputs recvX /
+// recvScales are local in the masked layout, recvMeta in both, every other region symmetric).
 #include <cstring>
 #include <initializer_list>
 
+#include "../../../src/native/host/params_check.h"
 #include "../../../src/native/kernels/params.cuh"
 #include "check.h"
 #include "switchyard_layout.h"
@@ -34,7 +36,8 @@ int main() {
           CHECK(false, "the layout computes");
           continue;
         }
-        sy::SyParams p;
+        sy::SyParams p{};
+        sy::validateParamBlock(l.params, l.param_count, "region_heaps_test", &p.localRegions);
         std::memcpy(p.v, l.params, sizeof p.v);
         for (int k = 0; k < SY_REGION_COUNT && l.placement[k] >= 0; ++k) {
           const int r = l.placement[k];
@@ -45,6 +48,9 @@ int main() {
                         p.isLocalRegion(r) ? "local" : "symmetric");
           }
           CHECK(p.isLocalRegion(r) == local, "isLocalRegion agrees with the layout's heap");
+          const bool output = r == sy::R_RECV_X || r == sy::R_RECV_SCALES;
+          const bool rule = r == sy::R_RECV_META || (layout == SY_LAYOUT_MASKED && output);
+          CHECK(p.isLocalRegion(r) == rule, "isLocalRegion follows the protocol's rule");
           ++checked;
         }
       }
