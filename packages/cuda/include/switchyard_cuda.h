@@ -105,11 +105,13 @@ typedef struct sy_runtime_options {
                                 enough; 0: only NULL and alignment */
   int32_t contiguous_blocks; /* contiguous layout: default grid of its copy kernels (the SM budget),
                                 0 = 24; at most the SM count; sy_endpoint_set_blocks overrides it */
-  int32_t kernel_per_half;   /* 0 (default): each of the four phases launches its stage's own kernel
-                                (sy_dispatch / sy_combine one kernel a half); 1: every launch of a half
-                                runs that half's one kernel function, "dispatch" or "combine", as
-                                profilers that expect one kernel a half count them (the masked
-                                receives then cost 1 to 2 us more) */
+  int32_t reserved;          /* ignored: the first version's padding, which its callers may leave undefined */
+  int32_t kernel_per_half;   /* masked dispatch and combine (both layouts). 0 (default): each of the
+                                four phases launches its stage's own kernel (sy_dispatch / sy_combine
+                                one kernel a half); 1: every launch, a stage call's too, runs the
+                                half's one kernel function, "dispatch" or "combine", as profilers that
+                                expect one kernel a half count them (the masked receives then cost 1
+                                to 2 us more). The contiguous dispatch runs its two kernels either way */
 } sy_runtime_options;
 /* Defaults, struct_size set. */
 SY_API void sy_runtime_options_init(sy_runtime_options* options);

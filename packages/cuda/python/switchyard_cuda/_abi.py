@@ -90,6 +90,7 @@ class SyRuntimeOptions(ctypes.Structure):
         ("transport", c_i32),
         ("pointer_checks", c_i32),
         ("contiguous_blocks", c_i32),
+        ("reserved", c_i32),
         ("kernel_per_half", c_i32),
     ]
 

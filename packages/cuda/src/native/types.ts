@@ -34,9 +34,10 @@ export interface NativeRuntimeOptions {
   /** Contiguous layout: default grid of its copy kernels (the SM budget); 0 or absent = 24. */
   contiguousBlocks?: number;
   /**
-   * true: every launch of a half (a stage call too) runs that half's one kernel function, "dispatch"
-   * or "combine", as profilers that expect one kernel a half count them; default false: a stage call
-   * runs its stage's own kernel (the masked receives 1 to 2 µs faster).
+   * Masked dispatch and combine (both layouts). true: every launch of a half (a stage call too) runs
+   * that half's one kernel function, "dispatch" or "combine", as profilers that expect one kernel a
+   * half count them; default false: a stage call runs its stage's own kernel (the masked receives 1
+   * to 2 µs faster). The contiguous dispatch runs its two kernels either way.
    */
   kernelPerHalf?: boolean;
 }

@@ -12,6 +12,8 @@ namespace {
 
 /// The caller's options read into this library's struct: fields past the caller's struct_size keep
 /// their defaults; a larger struct_size is accepted when every byte this library does not know is 0.
+/// `reserved` (the first version's padding, so that kernel_per_half lies past its 24 bytes) is
+/// never read.
 sy_runtime_options readOptions(const sy_runtime_options* in) {
   sy_runtime_options o;
   sy_runtime_options_init(&o);

@@ -1,7 +1,8 @@
 // Host entry points of the stage kernels (one .cu file each, per layout where they differ). All
 // are asynchronous on `stream` and never synchronise, so a whole step can be captured into a CUDA
-// graph. Masked dispatch and both layouts' combine are one kernel function each, launched for one
-// stage (send or receive) or both; the contiguous dispatch has a kernel a stage.
+// graph. Masked dispatch and both layouts' combine launch a kernel a stage for one stage, and their
+// half's one kernel function for both (or for one under ctx.kernelPerHalf); the contiguous
+// dispatch has a kernel a stage.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -18,8 +19,8 @@ constexpr int kStageThreads = 512;
 /// (ctx.maxBlocks), and never more blocks than `items` warps of work need.
 int stageBlocks(const SyCtx& ctx, uint64_t items, int budget);
 
-/// The masked dispatch kernel (dispatch.cu): `phases` 1 dispatch send, 2 dispatch recv, 3 both in
-/// one launch. x [T, hidden] (input dtype), scales [T, hidden/128] fp32 (fp8 input only, else
+/// The masked dispatch (dispatch.cu): `phases` 1 dispatch send, 2 dispatch recv (each its stage's
+/// kernel, or `dispatch` under ctx.kernelPerHalf), 3 both in one launch of `dispatch`. x [T, hidden] (input dtype), scales [T, hidden/128] fp32 (fp8 input only, else
 /// null), topkIdx / topkWeights [T, topK] (send only). The receive waits for every source, checks
 /// its signals and records, writes ctx.t and the output (recvX / recvScales / recvMeta).
 cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
@@ -31,8 +32,8 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
                                          const float* topkWeights, int numTokens, int budget, cudaStream_t stream);
 cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, int budget, cudaStream_t stream);
 
-/// The combine kernel (combine.cu, both layouts): `phases` 1 combine send, 2 combine recv, 3 both
-/// in one launch. Send: expertOut [rows, hidden] bf16, row-aligned with recvX; one bf16 partial per
+/// The combine (combine.cu, both layouts): `phases` 1 combine send, 2 combine recv (each its stage's
+/// kernel, or `combine` under ctx.kernelPerHalf), 3 both in one launch of `combine`. Send: expertOut [rows, hidden] bf16, row-aligned with recvX; one bf16 partial per
 /// route record to every rank of the source's DP group. Receive: topkIdx [T, topK]; homeWeights
 /// [T, topK] fp32 with weights at home (else null); y [T, hidden] bf16 out; advances the step
 /// counter at its end. `budget`: the contiguous SM budget (0: the masked grids).
