@@ -70,13 +70,19 @@ function runtimeOf(native: NativeEndpoint, rank = 0): CudaRuntime {
 
 const config = defineConfig({ ranks: 2, experts: 4, topK: 2, hidden: 64, maxTokensPerRank: 8 });
 
+/** An endpoint of `config` over the fake native side, and tensors that fit it (8 tokens). */
+function wrapped() {
+  const { native, calls } = fake();
+  const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0, 250);
+  const x = { ptr: 0x10n, bytes: 8 * 64 * 2 };
+  const idx = { ptr: 0x20n, bytes: 8 * 2 * 4 };
+  const w = { ptr: 0x50n, bytes: 8 * 2 * 4 };
+  return { ep, calls, x, idx, w };
+}
+
 describe("RankEndpoint argument checks (no GPU)", () => {
   it("refuses token counts, missing or short tensors before calling the native side", () => {
-    const { native, calls } = fake();
-    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0, 250);
-    const x = { ptr: 0x10n, bytes: 8 * 64 * 2 };
-    const idx = { ptr: 0x20n, bytes: 8 * 2 * 4 };
-    const w = { ptr: 0x50n, bytes: 8 * 2 * 4 };
+    const { ep, calls, x, idx, w } = wrapped();
     expect(() => ep.dispatchSend({ x, topkIdx: idx, topkWeights: w, numTokens: 9 })).toThrow(InputError);
     expect(() => ep.dispatchSend({ x, topkIdx: idx, topkWeights: w, numTokens: 1.5 })).toThrow(
       /numTokens 1.5/,
@@ -98,11 +104,7 @@ describe("RankEndpoint argument checks (no GPU)", () => {
   });
 
   it("dispatch and combine (a half in one call) check as the phases do, naming themselves", () => {
-    const { native, calls } = fake();
-    const ep = RankEndpoint.wrap(config, native, {} as NativeAddon, 0, 250);
-    const x = { ptr: 0x10n, bytes: 8 * 64 * 2 };
-    const idx = { ptr: 0x20n, bytes: 8 * 2 * 4 };
-    const w = { ptr: 0x50n, bytes: 8 * 2 * 4 };
+    const { ep, calls, x, idx, w } = wrapped();
     const y = { ptr: 0x60n, bytes: 8 * 64 * 2 };
     const out = { ptr: 0x40n, bytes: ep.layout.rows * 64 * 2 };
     expect(() => ep.dispatch({ x, topkIdx: idx, topkWeights: w, numTokens: 9 })).toThrow(/dispatch/);

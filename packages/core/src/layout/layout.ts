@@ -1,5 +1,12 @@
 import type { EpConfig } from "../config.js";
-import { placeRegions, REGION_NAMES, type Region, type RegionName, type RegionSpec } from "./region.js";
+import {
+  placeRegions,
+  REGION_ALIGN,
+  REGION_NAMES,
+  type Region,
+  type RegionName,
+  type RegionSpec,
+} from "./region.js";
 import { conditionHolds, extentFactors, type RegionDescription, regionFormOf } from "./regionDescription.js";
 import { REGION_TABLE } from "./regionTable.js";
 import { type LayoutSymbol, layoutSymbols } from "./symbols.js";
@@ -69,7 +76,7 @@ export function computeLayout(config: Readonly<EpConfig>): Layout {
       name,
       offset: 0,
       bytes: 0,
-      align: 256,
+      align: REGION_ALIGN,
       dtype: "u32",
       shape: [0],
       axes: [],

@@ -112,14 +112,8 @@ export interface NativeNccl {
 /** One rank's NCCL baseline for one config (params: the contiguous layout's). */
 export interface NativeBaseline {
   dispatch(x: bigint, scales: bigint, topkIdx: bigint, numTokens: number, stream: bigint): void;
-  combine(
-    expertOut: bigint,
-    topkIdx: bigint,
-    topkWeights: bigint,
-    numTokens: number,
-    y: bigint,
-    stream: bigint,
-  ): void;
+  /** The endpoint's combine call, the same arguments. */
+  combine: NativeEndpoint["combine"];
   region(index: number): { ptr: bigint; bytes: number };
   counts(): bigint;
   memory(): number;
