@@ -190,6 +190,8 @@ for s in "${steps[@]}"; do
             cat "$OUT/stamps-2gpu-$n.md" >>"$summary"
         done ;;
     baseline) step baseline 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" baseline --ranks 2 --json "$OUT/baseline.json" ;;
+    pack-check) # the combine's bf16 packing (hardware conversion, NaN fixed up) against floatToBf16 for all 2^32 fp32 values
+      step pack-check 120 bash -c "nvcc -O3 -std=c++17 -arch=sm_90 packages/cuda/test/native/pack_check.cu -o /tmp/pack_check && /tmp/pack_check" ;;
     abi-fuzz) step abi-fuzz 120 node "$cli" abi-fuzz --iterations 400 --json "$OUT/abi-fuzz.json" ;;
     faults) step faults 240 env SWITCHYARD_CUDA_RANKS_PER_GPU=4 node "$cli" faults --ranks 2 --timeout-ms 1000 --json "$OUT/faults.json" ;;
     soak-contig) secs=${SOAK_CONTIG_SECONDS:-100}

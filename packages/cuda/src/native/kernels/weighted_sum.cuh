@@ -28,11 +28,21 @@ __device__ inline void accumulateBf16x8Sum(float* acc, uint4 v) {
   }
 }
 
-/// Eight fp32 sums rounded once to bf16 (round to nearest even), packed for one 16-byte store.
+/// Eight fp32 sums rounded once to bf16 (round to nearest even), packed for one 16-byte store:
+/// the hardware's conversion (cvt.rn.bf16x2.f32, two values an instruction: the same bits as
+/// floatToBf16 for every non-NaN value, subnormals and infinities included), and floatToBf16 where
+/// a sum is NaN (core's NaN is sign | 0x7fc0, the hardware's another).
 __device__ inline uint4 packBf16x8(const float* acc) {
   uint32_t u[4];
 #pragma unroll
-  for (int j = 0; j < 4; ++j) u[j] = floatToBf16(acc[2 * j]) | static_cast<uint32_t>(floatToBf16(acc[2 * j + 1])) << 16;
+  for (int j = 0; j < 4; ++j) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(u[j]) : "f"(acc[2 * j + 1]), "f"(acc[2 * j]));
+  bool nan = false;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) nan |= acc[j] != acc[j];
+  if (nan) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) u[j] = floatToBf16(acc[2 * j]) | static_cast<uint32_t>(floatToBf16(acc[2 * j + 1])) << 16;
+  }
   return make_uint4(u[0], u[1], u[2], u[3]);
 }
 
