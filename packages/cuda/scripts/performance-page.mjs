@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-peers-stage-kernels";
+const RECORD = "results/2026-11-26-combine-send-instructions";
 /** One bench JSON per run of the record, in the order the tables list them. */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
@@ -178,23 +178,27 @@ export function render() {
 /** Later records that moved these figures without a full run of this page's configs (bf16 and fp8). */
 const LATER = [];
 
-/** The measured reasons for each miss (results/2026-11-26-peers-stage-kernels and the records it links). */
+/** The measured reasons for each miss (results/2026-11-26-combine-send-instructions and the records it links). */
 const REASONS = [
   "- **Masked, 1 token.** Each stage kernel is a chain of dependent steps inside one block; the phase",
-  "  stamps (record stage-kernels) put dispatch send at 10.2 µs in block 0 (plan 3.8, one token's rows",
-  "  and records 4.9), dispatch recv at 7.0 (tables with the wait 3.5, placing one record 3.6), and",
-  "  each stage's event-to-event time 4 to 7 µs above that (the launch, the other blocks, the kernel's",
-  "  end). Against DeepEP's kernels in the same run the sends are 3.4 and 2.4 µs slower and the",
-  "  receives 3.5 and 0.8. DeepEP misses the targets too (20.7 / 21.5 µs here).",
-  "- **Masked, 128.** Combine is met and faster than DeepEP's and pplx's (one partial per (token,",
-  "  rank) crosses NVLink instead of one row per (token, expert)). Dispatch: the send is faster than",
-  "  DeepEP's (22.3 vs 23.6 µs), the receive 2.2 µs slower: DeepEP's receiver only waits and copies",
-  "  (its sender claims the row in the destination's packed layout), Switchyard's builds the tables",
-  "  and fans a token out to its local experts (a token crosses once per rank).",
+  "  stamps (record stage-kernels, 2 × H200) put dispatch send at 10.2 µs in block 0 (plan 3.8, one",
+  "  token's rows and records 4.9), dispatch recv at 7.0 (tables with the wait 3.5, placing one record",
+  "  3.6), and each stage's event-to-event time 4 to 7 µs above that (the launch, the other blocks, the",
+  "  kernel's end). Against DeepEP's kernels in this run the sends are 2.0 and 2.6 µs slower, the",
+  "  receives 3.2 and 1.1. DeepEP and pplx miss the targets too (22.5 / 23.1 and 22.9 / 24.2 µs here).",
+  "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
+  "  crosses NVLink instead of one row per (token, expert)); it meets 36 µs on 2 × H200 (34.3) but not",
+  "  on these H100s (37.2). Dispatch: the send 1.6 µs and the receive 1.9 µs slower than DeepEP's here",
+  "  (on H200 the send was 1.3 faster): DeepEP's receiver only waits and copies (its sender claims the",
+  "  row in the destination's packed layout), Switchyard's builds the tables and fans a token out to its",
+  "  local experts (a token crosses once per rank).",
   "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
-  "  reduces over local experts); with fp8 input Switchyard's dispatch is 365.7 µs against 310.4. The",
-  "  combine send reads 8 expert rows a record (470 MB) on 24 SMs: it is per-SM bound (the 2 × H100",
-  "  SM sweep of the peers record: 48 SMs 559 µs, 132 SMs 393).",
+  "  reduces over local experts); with fp8 input Switchyard's dispatch is 388.6 µs against 330.0. The",
+  "  combine send is bound by issuing and fetching instructions, not by NVLink (8 SMs already write",
+  "  361 GB/s): Nsight Compute counted 8.1 warp instructions per bf16 value read and 17.5 % of stalls",
+  "  on instruction fetch; the send's work alone, in a probe on the same GPUs, takes 370 µs on 24 SMs",
+  "  with 4 rows a record and 518 with 1 to 8 as routed, so combine <= 450 µs is out of reach at 24",
+  "  SMs with the local reduction at the sender.",
 ];
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

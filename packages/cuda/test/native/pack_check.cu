@@ -43,7 +43,8 @@ int main() {
   uint32_t first[8] = {};
   cudaMemcpyFromSymbol(&bad, gBad, sizeof bad);
   cudaMemcpyFromSymbol(first, gFirst, sizeof first);
-  std::printf("pack-check: %llu of %llu values differ from floatToBf16 (2^32 patterns x 8 positions)\n", bad, total * 8);
+  std::printf("pack-check: %llu of %llu values differ from floatToBf16 (2^32 patterns x 8 positions)\n", bad,
+              static_cast<unsigned long long>(total * 8));
   for (unsigned long long k = 0; k < bad && k < 8; ++k) std::printf("  differs: fp32 bits 0x%08x\n", first[k]);
   return bad == 0 ? 0 : 1;
 }
