@@ -4,7 +4,8 @@
 # driver (one rank) under ncu, which times one kernel at a time (gpu__time_duration, caches left
 # warm), over a window of eager steps and one of graph replays; times.py prints the medians.
 #   bash packages/cuda/bench/kernel-times/run.sh [OUT] [masked:<tokens>...]   (default masked:1 masked:128)
-# Masked points only: the kernel filter and the launch counts assume the masked layout's four stage
+# Masked points only: the kernel filter (every kernel named dispatch or combine: a kernel a stage,
+# or one a half under kernel_per_half) and the launch counts assume the masked layout's four stage
 # kernels a step. EXPERTS=<n> runs the config with n experts instead of 256 (the report's name says which).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +36,7 @@ for point in "${points[@]}"; do
   name=${point/:/-}${EXPERTS:+-e$EXPERTS}
   # Stage kernels 4 a step: eager steps 100-119 (skip 400), graph replays 100-119 (skip 4 x 150 + 400).
   for mode in eager:400 graph:1000; do
-    "$ncu" --metrics gpu__time_duration.sum --cache-control none --csv --kernel-name regex:'(dispatch|combine)(Send|Recv)Kernel' \
+    "$ncu" --metrics gpu__time_duration.sum --cache-control none --csv --kernel-name regex:'(dispatch|combine)' \
       --launch-skip "${mode#*:}" --launch-count 80 "$work/step" "$point" --steps "$steps" ${EXPERTS:+--experts "$EXPERTS"} >"$work/$name-${mode%%:*}.csv" 2>"$work/$name.err" ||
       { cat "$work/$name.err" >&2; exit 1; }
   done

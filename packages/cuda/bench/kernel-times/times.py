@@ -13,6 +13,9 @@ import sys
 from statistics import median
 
 STAGES = ("dispatchSend", "dispatchRecv", "combineSend", "combineRecv")
+# A kernel a stage as the stage calls launch them today (sy::kernels::dispatch_send, ...).
+STAGE_KERNELS = {"::dispatch_send<": "dispatchSend", "::dispatch_recv(": "dispatchRecv", "::combine_send<": "combineSend",
+                 "::combine_recv<": "combineRecv"}
 # One kernel function a half (sy::kernels::dispatch / combine) launched for one stage at a time, as
 # step.c calls the four phases: its launches alternate send, receive.
 HALVES = {"::dispatch<": ("dispatchSend", "dispatchRecv"), "::combine<": ("combineSend", "combineRecv")}
@@ -30,7 +33,8 @@ def durations(path: str) -> dict[str, list[float]]:
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
         name = row["Kernel Name"]
-        stage = next((s for s in STAGES if s in name), None)  # a kernel a stage (earlier builds)
+        stage = next((v for k, v in STAGE_KERNELS.items() if k in name), None)
+        stage = stage or next((s for s in STAGES if s in name), None)  # a kernel a stage (earlier builds)
         half = next((h for h in HALVES if h in name), None)
         if stage is None and half is not None:
             stage = HALVES[half][launches[half] % 2]

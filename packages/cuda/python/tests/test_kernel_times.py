@@ -34,6 +34,31 @@ def _ncu_csv_halves(values_us: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _ncu_csv_stage_kernels(values_us: dict) -> str:
+    """As ncu names the stage calls' kernels: sy::kernels::dispatch_send<false>, dispatch_recv, ..."""
+    names = {"dispatchSend": "dispatch_send<false>", "dispatchRecv": "dispatch_recv", "combineSend": "combine_send<false>",
+             "combineRecv": "combine_recv<false>"}
+    lines = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
+    i = 0
+    for n in range(len(values_us["dispatchSend"])):
+        for stage, name in names.items():
+            lines.append(f'"{i}","void sy::kernels::{name}(sy::SyCtx, sy::kernels::Inputs)","gpu__time_duration.sum",'
+                         f'"usecond","{values_us[stage][n]:,.2f}"')
+            i += 1
+    return "\n".join(lines) + "\n"
+
+
+def test_a_kernel_a_stage_by_name(tmp_path):
+    times = {"dispatchSend": [10.0, 11.0, 12.0], "dispatchRecv": [5.0, 6.0, 7.0], "combineSend": [8.0, 9.0, 8.0],
+             "combineRecv": [3.0, 4.0, 5.0]}
+    run = _run(tmp_path, _ncu_csv_stage_kernels(times), _ncu_csv_stage_kernels(times))
+    assert run.returncode == 0, run.stderr
+    assert "| dispatchSend | 11.00 | 11.00 | 3 / 3 |" in run.stdout
+    assert "| dispatchRecv | 6.00 | 6.00 | 3 / 3 |" in run.stdout
+    assert "| combineSend | 8.00 | 8.00 | 3 / 3 |" in run.stdout
+    assert "| combineRecv | 4.00 | 4.00 | 3 / 3 |" in run.stdout
+
+
 def test_one_kernel_a_half_split_by_launch_order(tmp_path):
     times = {"dispatchSend": [10.0, 11.0, 12.0], "dispatchRecv": [5.0, 6.0, 7.0], "combineSend": [8.0, 8.0, 8.0],
              "combineRecv": [3.0, 4.0, 5.0]}
