@@ -57,6 +57,9 @@ export function render() {
     `- Medians in µs over ${first.options.steps} steps after ${first.options.warmup} warm-up, one rank per GPU over NVLink (${Math.round(first.nvlink.minGBps)} GB/s peer writes measured in the run), per phase the slowest rank of each step; Switchyard by graph replay, contiguous on ${first.options.sms} SMs, masked on one wave; the peer libraries measured in the same run on the same routing (how each was timed: below the tables).`,
   );
   for (const line of LATER) out.push(line);
+  out.push(
+    `- The run's plot (every point, the peers' beside Switchyard's): ![dispatch and combine against tokens](../${RECORD}/${runs[0].file.replace(/\.json$/, ".svg")})`,
+  );
   out.push("- Reproduce (from the repository root, after `bash packages/cuda/scripts/gpu-pack.sh`):");
   out.push("");
   out.push("```sh");
