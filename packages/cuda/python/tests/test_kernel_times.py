@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 TIMES = Path(__file__).resolve().parents[2] / "bench" / "kernel-times" / "times.py"
 KERNELS = ("dispatchSendKernel", "dispatchRecvKernel", "combineSendKernel", "combineRecvKernel")
 
@@ -21,51 +23,35 @@ def _ncu_csv(values_us: dict, unit: str = "usecond") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _ncu_csv_halves(values_us: dict) -> str:
-    """As ncu names today's kernels: one function a half, its launches alternating send, receive."""
+# How ncu names today's kernels, per stage: one function a half (its launches alternating send,
+# receive) or a kernel a stage (the stage calls).
+HALVES = {"dispatchSend": "dispatch<false>", "dispatchRecv": "dispatch<false>", "combineSend": "combine<false>",
+          "combineRecv": "combine<false>"}
+STAGE_KERNELS = {"dispatchSend": "dispatch_send<false>", "dispatchRecv": "dispatch_recv",
+                 "combineSend": "combine_send<false>", "combineRecv": "combine_recv<false>"}
+
+
+def _ncu_csv_named(values_us: dict, names: dict) -> str:
     lines = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
     i = 0
     for n in range(len(values_us["dispatchSend"])):
-        for stage, name in (("dispatchSend", "dispatch"), ("dispatchRecv", "dispatch"), ("combineSend", "combine"),
-                            ("combineRecv", "combine")):
-            lines.append(f'"{i}","void sy::kernels::{name}<false>(sy::SyCtx, int)","gpu__time_duration.sum","usecond",'
+        for stage, name in names.items():
+            lines.append(f'"{i}","void sy::kernels::{name}(sy::SyCtx, int)","gpu__time_duration.sum","usecond",'
                          f'"{values_us[stage][n]:,.2f}"')
             i += 1
     return "\n".join(lines) + "\n"
 
 
-def _ncu_csv_stage_kernels(values_us: dict) -> str:
-    """As ncu names the stage calls' kernels: sy::kernels::dispatch_send<false>, dispatch_recv, ..."""
-    names = {"dispatchSend": "dispatch_send<false>", "dispatchRecv": "dispatch_recv", "combineSend": "combine_send<false>",
-             "combineRecv": "combine_recv<false>"}
-    lines = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
-    i = 0
-    for n in range(len(values_us["dispatchSend"])):
-        for stage, name in names.items():
-            lines.append(f'"{i}","void sy::kernels::{name}(sy::SyCtx, sy::kernels::Inputs)","gpu__time_duration.sum",'
-                         f'"usecond","{values_us[stage][n]:,.2f}"')
-            i += 1
-    return "\n".join(lines) + "\n"
-
-
-def test_a_kernel_a_stage_by_name(tmp_path):
+@pytest.mark.parametrize("names", [HALVES, STAGE_KERNELS], ids=["one kernel a half", "a kernel a stage"])
+def test_todays_kernels_by_name_and_launch_order(tmp_path, names):
     times = {"dispatchSend": [10.0, 11.0, 12.0], "dispatchRecv": [5.0, 6.0, 7.0], "combineSend": [8.0, 9.0, 8.0],
              "combineRecv": [3.0, 4.0, 5.0]}
-    run = _run(tmp_path, _ncu_csv_stage_kernels(times), _ncu_csv_stage_kernels(times))
+    csv = _ncu_csv_named(times, names)
+    run = _run(tmp_path, csv, csv)
     assert run.returncode == 0, run.stderr
     assert "| dispatchSend | 11.00 | 11.00 | 3 / 3 |" in run.stdout
     assert "| dispatchRecv | 6.00 | 6.00 | 3 / 3 |" in run.stdout
     assert "| combineSend | 8.00 | 8.00 | 3 / 3 |" in run.stdout
-    assert "| combineRecv | 4.00 | 4.00 | 3 / 3 |" in run.stdout
-
-
-def test_one_kernel_a_half_split_by_launch_order(tmp_path):
-    times = {"dispatchSend": [10.0, 11.0, 12.0], "dispatchRecv": [5.0, 6.0, 7.0], "combineSend": [8.0, 8.0, 8.0],
-             "combineRecv": [3.0, 4.0, 5.0]}
-    run = _run(tmp_path, _ncu_csv_halves(times), _ncu_csv_halves(times))
-    assert run.returncode == 0, run.stderr
-    assert "| dispatchSend | 11.00 | 11.00 | 3 / 3 |" in run.stdout
-    assert "| dispatchRecv | 6.00 | 6.00 | 3 / 3 |" in run.stdout
     assert "| combineRecv | 4.00 | 4.00 | 3 / 3 |" in run.stdout
 
 
