@@ -173,7 +173,7 @@ export function render() {
     `Why the misses, from the measurements of the record's README and the [changelog](../CHANGELOG.md):`,
   );
   out.push("");
-  for (const line of REASONS) out.push(line);
+  for (const line of reasons(at, fp8)) out.push(line);
   out.push("");
   return out.join("\n");
 }
@@ -181,28 +181,39 @@ export function render() {
 /** Later records that moved these figures without a full run of this page's configs (bf16 and fp8). */
 const LATER = [];
 
-/** The measured reasons for each miss (results/2026-11-26-combine-send-instructions and the records it links). */
-const REASONS = [
-  "- **Masked, 1 token.** Each stage kernel is a chain of dependent steps inside one block; the phase",
-  "  stamps (record stage-kernels, 2 × H200) put dispatch send at 10.2 µs in block 0 (plan 3.8, one",
-  "  token's rows and records 4.9), dispatch recv at 7.0 (tables with the wait 3.5, placing one record",
-  "  3.6), and each stage's event-to-event time 4 to 7 µs above that (the launch, the other blocks, the",
-  "  kernel's end). Against DeepEP's kernels in this run the sends are 2.0 and 2.6 µs slower, the",
-  "  receives 3.2 and 1.1. DeepEP and pplx miss the targets too (22.5 / 23.1 and 22.9 / 24.2 µs here).",
-  "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
-  "  crosses NVLink instead of one row per (token, expert)); it meets 36 µs on 2 × H200 (34.3) but not",
-  "  on these H100s (37.2). Dispatch: the send 1.6 µs and the receive 1.9 µs slower than DeepEP's here",
-  "  (on H200 the send was 1.3 faster): DeepEP's receiver only waits and copies (its sender claims the",
-  "  row in the destination's packed layout), Switchyard's builds the tables and fans a token out to its",
-  "  local experts (a token crosses once per rank).",
-  "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
-  "  reduces over local experts); with fp8 input Switchyard's dispatch is 388.6 µs against 330.0. The",
-  "  combine send is bound by issuing and fetching instructions, not by NVLink (8 SMs already write",
-  "  361 GB/s): Nsight Compute counted 8.1 warp instructions per bf16 value read and 17.5 % of stalls",
-  "  on instruction fetch; the send's work alone, in a probe on the same GPUs, takes 370 µs on 24 SMs",
-  "  with 4 rows a record and 518 with 1 to 8 as routed, so combine <= 450 µs is out of reach at 24",
-  "  SMs with the local reduction at the sender.",
-];
+/**
+ * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
+ * tokens, impl[, json])`, `fp8` the fp8-in run); the others are the records' they name
+ * (results/2026-11-26-combine-send-instructions and the records it links).
+ */
+function reasons(at, fp8) {
+  const m = (p, phase) => p.phases[phase].median;
+  const gap = (p, q, phase) => (m(p, phase) - m(q, phase)).toFixed(1);
+  const [s1, d1, p1] = [at("masked", 1), at("masked", 1, "deepep-ll"), at("masked", 1, "pplx")];
+  const [s128, d128] = [at("masked", 128), at("masked", 128, "deepep-ll")];
+  const [c8, h8] = [at("contiguous", 4096, "switchyard", fp8), at("contiguous", 4096, "deepep-ht", fp8)];
+  return [
+    "- **Masked, 1 token.** Each stage kernel is a chain of dependent steps inside one block; the phase",
+    "  stamps (record stage-kernels, 2 × H200) put dispatch send at 10.2 µs in block 0 (plan 3.8, one",
+    "  token's rows and records 4.9), dispatch recv at 7.0 (tables with the wait 3.5, placing one record",
+    "  3.6), and each stage's event-to-event time 4 to 7 µs above that (the launch, the other blocks, the",
+    `  kernel's end). Against DeepEP's kernels in this run the sends are ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs slower, the`,
+    `  receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")}. DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
+    "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
+    `  crosses NVLink instead of one row per (token, expert)); ${us(s128, "combine")} µs in this run against 36 (34.3 on 2 × H200, record`,
+    `  peers-stage-kernels). Dispatch: the send ${gap(s128, d128, "dispatchSend")} µs and the receive ${gap(s128, d128, "dispatchRecv")} µs behind DeepEP's here`,
+    "  (a negative gap is ahead): DeepEP's receiver only waits and copies (its sender claims the",
+    "  row in the destination's packed layout), Switchyard's builds the tables and fans a token out to its",
+    "  local experts (a token crosses once per rank).",
+    "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
+    `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}. The`,
+    "  combine send is bound by issuing and fetching instructions, not by NVLink (8 SMs already write",
+    "  361 GB/s): Nsight Compute counted 8.1 warp instructions per bf16 value read and 17.5 % of stalls",
+    "  on instruction fetch; the send's work alone, in a probe on the same GPUs, takes 370 µs on 24 SMs",
+    "  with 4 rows a record and 518 with 1 to 8 as routed, so combine <= 450 µs is out of reach at 24",
+    "  SMs with the local reduction at the sender.",
+  ];
+}
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const page = render();
