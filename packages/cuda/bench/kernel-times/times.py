@@ -13,9 +13,10 @@ import sys
 from statistics import median
 
 STAGES = ("dispatchSend", "dispatchRecv", "combineSend", "combineRecv")
-# A kernel a stage as the stage calls launch them today (sy::kernels::dispatch_send, ...).
+# A kernel a stage, by a part of its name: as the stage calls launch them today
+# (sy::kernels::dispatch_send, ...), and as earlier builds named them (...dispatchSendKernel).
 STAGE_KERNELS = {"::dispatch_send<": "dispatchSend", "::dispatch_recv(": "dispatchRecv", "::combine_send<": "combineSend",
-                 "::combine_recv<": "combineRecv"}
+                 "::combine_recv<": "combineRecv", **{s: s for s in STAGES}}
 # One kernel function a half (sy::kernels::dispatch / combine) launched for one stage at a time, as
 # step.c calls the four phases: its launches alternate send, receive.
 HALVES = {"::dispatch<": ("dispatchSend", "dispatchRecv"), "::combine<": ("combineSend", "combineRecv")}
@@ -34,7 +35,6 @@ def durations(path: str) -> dict[str, list[float]]:
             continue
         name = row["Kernel Name"]
         stage = next((v for k, v in STAGE_KERNELS.items() if k in name), None)
-        stage = stage or next((s for s in STAGES if s in name), None)  # a kernel a stage (earlier builds)
         half = next((h for h in HALVES if h in name), None)
         if stage is None and half is not None:
             stage = HALVES[half][launches[half] % 2]
