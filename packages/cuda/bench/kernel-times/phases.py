@@ -16,7 +16,7 @@ from statistics import median
 WARMUP = 50
 PHASES = {
     "dispatchSend": ("plan", "count words", "warp 0's rows and records", "the other warps + fence", "signals"),
-    "dispatchRecv": ("tables (wait, counts, scans)", "placement (warp 0's view)"),
+    "dispatchRecv": ("tables (wait, counts, scans), or the signals (lean)", "placement (warp 0's view)"),
     "combineSend": ("record counts", "warp 0's partials", "the other warps + fence", "signals"),
     "combineRecv": ("warp 0 polls every signal", "warp 0's sums", "the other warps, check + fence", "step advance"),
 }

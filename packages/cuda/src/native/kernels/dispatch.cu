@@ -9,7 +9,8 @@
 // one "dispatch" kernel whichever halves a launch runs; the stage calls launch it too when the
 // runtime asks for a kernel per half (ctx.kernelPerHalf). Otherwise a stage call runs its stage's
 // own kernel: compiled alone, each stage gets its registers to itself (the receive spills nothing
-// there; inside the shared function it does, and runs 1 to 2 µs slower).
+// there; inside the shared function it does, and runs 1 to 2 µs slower). The receive is
+// instantiated for each of its two ways (kLean, dispatch_recv.cuh), fixed for an endpoint.
 #include "dispatch_recv.cuh"
 #include "dispatch_send.cuh"
 #include "launch.h"
@@ -37,14 +38,14 @@ struct SendInputs {
   int chunk;  ///< tokens a block of the send
 };
 
-template <bool kPuts>
+template <bool kPuts, bool kLean>
 __global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int sendBlocks, int recvBlocks, int phases) {
   const int b = static_cast<int>(blockIdx.x);
   if ((phases & 1) != 0 && b < sendBlocks) {
     dispatch_send_stage::run<kPuts>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk, sendBlocks, b);
   }
   if (phases == 3) __syncthreads();  // the receive reuses the send's shared memory
-  if ((phases & 2) != 0 && b < recvBlocks) dispatch_recv_stage::run(c, recvBlocks, b);
+  if ((phases & 2) != 0 && b < recvBlocks) dispatch_recv_stage::run<kLean>(c, recvBlocks, b);
 }
 
 /// Dispatch send alone (a stage call): grid = the send's blocks.
@@ -55,8 +56,9 @@ __global__ void __launch_bounds__(kThreads) dispatch_send(SyCtx c, SendInputs in
 }
 
 /// Dispatch recv alone (a stage call): grid = the receive's blocks.
+template <bool kLean>
 __global__ void __launch_bounds__(kThreads) dispatch_recv(SyCtx c) {
-  dispatch_recv_stage::run(c, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
+  dispatch_recv_stage::run<kLean>(c, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
 }
 
 }  // namespace kernels
@@ -72,10 +74,13 @@ void sendGrid(const SyCtx& ctx, int numTokens, int* blocks, int* chunk) {
 }
 
 /// The receive's grid: the records are only known on the device, so as many blocks as the busiest
-/// case needs, at most one wave.
+/// case needs, at most one wave; a lean receive (dispatch_recv.cuh) one more, its tables' block,
+/// within the same wave.
 int recvGrid(const SyCtx& ctx) {
   const SyParams& p = ctx.p;
-  return stageBlocks(ctx, static_cast<uint64_t>(p.ranks()) * p.maxTokens() * piecesPerRow(p.rowBytes()), 0);
+  const uint64_t items = static_cast<uint64_t>(p.ranks()) * p.maxTokens() * piecesPerRow(p.rowBytes());
+  if (!dispatch_recv_stage::leanReceive(p)) return stageBlocks(ctx, items, 0);
+  return stageBlocks(ctx, items, ctx.maxBlocks > 1 ? ctx.maxBlocks - 1 : 1) + 1;
 }
 
 int sendSmem(const SyCtx& ctx) {
@@ -116,19 +121,21 @@ cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales,
     smem = smem > recvSmem(ctx) ? smem : recvSmem(ctx);
   }
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
+  const bool lean = dispatch_recv_stage::leanReceive(p);
   if (phases == 3 || ctx.kernelPerHalf) {
-    return launchWithSmem(ctx.puts ? kernels::dispatch<true> : kernels::dispatch<false>, blocks, smem, stream, ctx, in,
-                          sendBlocks, recvBlocks, phases);
+    auto kernel = ctx.puts ? (lean ? kernels::dispatch<true, true> : kernels::dispatch<true, false>)
+                           : (lean ? kernels::dispatch<false, true> : kernels::dispatch<false, false>);
+    return launchWithSmem(kernel, blocks, smem, stream, ctx, in, sendBlocks, recvBlocks, phases);
   }
   if (phases == 1) {
     return launchWithSmem(ctx.puts ? kernels::dispatch_send<true> : kernels::dispatch_send<false>, blocks, smem, stream,
                           ctx, in);
   }
-  return launchWithSmem(kernels::dispatch_recv, blocks, smem, stream, ctx);
+  return launchWithSmem(lean ? kernels::dispatch_recv<true> : kernels::dispatch_recv<false>, blocks, smem, stream, ctx);
 }
 
 cudaError_t stageOccupancy(int* blocksPerSm) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, kernels::dispatch<true>, kThreads, 8192);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, kernels::dispatch<true, false>, kThreads, 8192);
 }
 
 }  // namespace sy

@@ -27,25 +27,27 @@ namespace dispatch_recv_stage {
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
-/// The stage, run by blocks [0, nb) of the dispatch kernel (dispatch.cu); this is block b.
-__device__ inline void run(const SyCtx& c, int nb, int b) {
-  const SyParams& p = c.p;
-  const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  extern __shared__ int sMem[];
-  const RecvTables t = carveRecvTables(sMem, L, R);
-  SY_CLOCK_BEGIN;
-  if (!buildRecvTables(c, stepEpoch(c.state), t, b)) {
-    SY_CLOCK_END("dispatchRecv", stepEpoch(c.state));
-    return;
-  }
-  SY_CLOCK_MARK;  // 1: the tables
-  const uint64_t mark = stepMark(c.state);
+/// Worlds up to this many ranks receive the lean way (see run): each placing lane reads the count
+/// words of its entry's expert from every source up to its record's, at most this many loads.
+constexpr int kLeanRanks = 8;
 
+/// Whether the receive of this endpoint is lean: its launch then has one block more than it places
+/// with, the last, which builds the tables.
+__host__ __device__ inline bool leanReceive(const SyParams& p) { return p.ranks() <= kLeanRanks; }
+
+/// Places the step's records on blocks [0, nb) (this is block b): a warp a record, or a span of
+/// its 2 KB pieces. `recStart` [R + 1]: the records' prefix by source; read(rec, s, j, report, lane)
+/// reads and checks record j of s and gives it with the output row of the lane's entry.
+template <typename Read>
+__device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read) {
+  const SyParams& p = c.p;
+  const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint64_t mark = stepMark(c.state);
   const uint64_t rowBytes = p.rowBytes();
   const int pieces = piecesPerRow(rowBytes);
-  const int spans = spansFor(t.recStart[R], pieces, nb * kWarps);
-  const uint64_t items = static_cast<uint64_t>(t.recStart[R]) * spans;
+  const int spans = spansFor(recStart[R], pieces, nb * kWarps);
+  const uint64_t items = static_cast<uint64_t>(recStart[R]) * spans;
   uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
   const uint8_t* inX = c.heap + p.offset(R_DISPATCH_X);
   const float* inS = reinterpret_cast<const float*>(c.heap + p.offset(R_DISPATCH_SCALES));
@@ -58,12 +60,11 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
     const int q = static_cast<int>(item / spans);
     const int span = static_cast<int>(item % spans);
     const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
-    const int s = sourceOfRecord(t, R, q);
-    const int j = q - t.recStart[s];
-    const RecordView r = readRecord(recordAt(routes, s, j, M, W), s, j, p, t.count, c.state, S_DISPATCH_RECV,
-                                    p0 == 0, lane);
+    const int s = sourceOf(recStart, R, q);
+    const int j = q - recStart[s];
+    uint64_t row = 0;
+    const RecordView r = read(recordAt(routes, s, j, M, W), s, j, p0 == 0, lane, &row);
     if (!r.ok) continue;
-    const uint64_t row = lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;
     const uint64_t slot = static_cast<uint64_t>(s) * M + j;
     const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, mark, r.n, lane) : 0;  // checked after the copy
     const uint8_t* src = inX + slot * rowBytes;
@@ -100,11 +101,108 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
       }
     }
     reportTaken(prior, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
-    if (lane == 0) atomicAdd(&t.named[s], r.n);
+    if (lane == 0) atomicAdd(&named[s], r.n);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
+}
+
+/// The stage, run by blocks [0, nb) of the dispatch kernel (dispatch.cu); this is block b.
+///
+/// Lean (worlds up to kLeanRanks): the last block builds the tables (recv_tables.cuh: every count
+/// checked, SyTables for combine send and the host, the stats) while blocks [0, nb - 1) place: they
+/// wait for every source's signal, then each placing lane reads the count words of its entry's
+/// expert from the sources up to its record's (checked for the step's epoch and at most M rows, as
+/// the tables check them) and places at e * R * M + the earlier sources' counts + index, so no block
+/// scan or table stands between the last arrival and the copies. Otherwise every block builds the
+/// tables first and places from them.
+/// kLean: the endpoint's leanReceive (the host picks the kernel), so each way has its registers.
+template <bool kLean>
+__device__ inline void run(const SyCtx& c, int nb, int b) {
+  const SyParams& p = c.p;
+  const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens();
+  extern __shared__ int sMem[];
+  const RecvTables t = carveRecvTables(sMem, L, R);
+  const uint32_t epoch = stepEpoch(c.state);
+  SY_CLOCK_BEGIN;
+  if constexpr (!kLean) {
+    if (!buildRecvTables(c, epoch, t, b)) {
+      SY_CLOCK_END("dispatchRecv", epoch);
+      return;
+    }
+    SY_CLOCK_MARK;  // 1: the tables
+    const int32_t* count = t.count;
+    placeRecords(c, t.recStart, t.named, nb, b,
+                 [&](const int32_t* rec, int s, int j, bool report, int lane, uint64_t* row) {
+                   const RecordView r = readRecord(rec, s, j, p, count, c.state, S_DISPATCH_RECV, report, lane);
+                   *row = r.ok && lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;
+                   return r;
+                 });
+    addNamed(c, t);
+    SY_CLOCK_END("dispatchRecv", epoch);
+    return;
+  } else {
+  if (b == nb - 1) {  // the tables, beside the placing blocks
+    buildRecvTables(c, epoch, t, 0);
+    SY_CLOCK_END("dispatchRecv", epoch);
+    return;
+  }
+  const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
+  const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
+  for (int s = threadIdx.x; s < R; s += blockDim.x) {
+    t.named[s] = 0;
+    const int n = hasError(c.state) ? -1
+                                    : waitSignal(done + s, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
+                                                 S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
+    t.records[s] = n < 0 ? 0 : n;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int at = 0;
+    for (int s = 0; s < R; ++s) {
+      t.recStart[s] = at;
+      at += t.records[s];
+    }
+    t.recStart[R] = hasError(c.state) ? 0 : at;
+  }
+  __syncthreads();
+  SY_CLOCK_MARK;  // 1: the signals
+  placeRecords(c, t.recStart, t.named, nb - 1, b,
+               [&](const int32_t* rec, int s, int j, bool report, int lane, uint64_t* row) {
+                 int before = 0;
+                 const RecordView r = readRecordBy(
+                     rec, s, j, p,
+                     [&](int e) {  // source s's rows of e, and the earlier sources' (count words, checked)
+                       uint32_t w[kLeanRanks];
+#pragma unroll
+                       for (int s2 = 0; s2 < kLeanRanks; ++s2) {
+                         w[s2] = s2 <= s ? ldRelaxedSys(counts + static_cast<uint64_t>(s2) * L + e) : 0u;
+                       }
+                       int rows = -1;
+#pragma unroll
+                       for (int s2 = 0; s2 < kLeanRanks; ++s2) {
+                         if (s2 > s) break;
+                         if (w[s2] == 0 || signalEpoch(w[s2]) != epoch) {
+                           recordError(c.state, E_BAD_EPOCH, S_DISPATCH_RECV, static_cast<uint32_t>(s2), R_COUNT_SIGNAL,
+                                       signalEpoch(w[s2]), epoch);
+                           return -1;
+                         }
+                         if (signalCount(w[s2]) > static_cast<uint32_t>(M)) {
+                           recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_RECV, static_cast<uint32_t>(s2),
+                                       R_COUNT_SIGNAL, signalCount(w[s2]), static_cast<uint32_t>(M));
+                           return -1;
+                         }
+                         if (s2 < s) before += static_cast<int>(signalCount(w[s2]));
+                         else rows = static_cast<int>(signalCount(w[s2]));
+                       }
+                       return rows;
+                     },
+                     c.state, S_DISPATCH_RECV, report, lane);
+                 *row = r.ok && lane < r.n ? static_cast<uint64_t>(r.e.expert) * R * M + before + r.e.index : 0;
+                 return r;
+               });
   addNamed(c, t);
-  SY_CLOCK_END("dispatchRecv", stepEpoch(c.state));
+  SY_CLOCK_END("dispatchRecv", epoch);
+  }
 }
 
 }  // namespace dispatch_recv_stage

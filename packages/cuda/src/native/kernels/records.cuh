@@ -75,11 +75,13 @@ struct RecordView {
 
 /// Reads record `rec` from source `src` with the warp and checks it (core's readRecord): token in
 /// [0, M), n in [1, J], each entry's local expert in [0, L), slot in [0, K), index below
-/// counts[e * R + src]. A bad record is recorded (E_BAD_RECORD, record j, the fault) once by lane 0
-/// when `report`, and comes back with ok = false.
-__device__ inline RecordView readRecord(const int32_t* rec, int src, int j, const SyParams& p, const int32_t* counts,
-                                        SyState* state, uint32_t stage, bool report, int lane) {
-  const int M = p.maxTokens(), J = p.slotsPerRank(), L = p.localExperts(), K = p.topK(), R = p.ranks();
+/// rowsOf(e), the rows source `src` announced for local expert e (called by the lanes of good
+/// entries only). A bad record is recorded (E_BAD_RECORD, record j, the fault) once by lane 0 when
+/// `report`, and comes back with ok = false.
+template <typename RowsOf>
+__device__ inline RecordView readRecordBy(const int32_t* rec, int src, int j, const SyParams& p, RowsOf rowsOf,
+                                          SyState* state, uint32_t stage, bool report, int lane) {
+  const int M = p.maxTokens(), J = p.slotsPerRank(), L = p.localExperts(), K = p.topK();
   RecordView v;
   v.token = rec[0];
   v.n = rec[1];
@@ -96,7 +98,7 @@ __device__ inline RecordView readRecord(const int32_t* rec, int src, int j, cons
     v.e.weight = __int_as_float(w[3]);
     if (v.e.expert < 0 || v.e.expert >= L) mine = F_EXPERT;
     else if (v.e.slot < 0 || v.e.slot >= K) mine = F_SLOT;
-    else if (v.e.index < 0 || v.e.index >= counts[v.e.expert * R + src]) mine = F_INDEX;
+    else if (v.e.index < 0 || v.e.index >= rowsOf(v.e.expert)) mine = F_INDEX;
   }
   const uint32_t bad = __ballot_sync(kFullMask, mine != 0);
   if (fault == 0 && bad != 0) fault = __shfl_sync(kFullMask, mine, __ffs(bad) - 1);
@@ -106,6 +108,13 @@ __device__ inline RecordView readRecord(const int32_t* rec, int src, int j, cons
                 fault);
   }
   return v;
+}
+
+/// readRecordBy with the rows of the receive tables (`counts` [L, R] at e * R + src).
+__device__ inline RecordView readRecord(const int32_t* rec, int src, int j, const SyParams& p, const int32_t* counts,
+                                        SyState* state, uint32_t stage, bool report, int lane) {
+  const int R = p.ranks();
+  return readRecordBy(rec, src, j, p, [&](int e) { return counts[e * R + src]; }, state, stage, report, lane);
 }
 
 /// Marks the output row of each lane's entry (lanes < n) as named in the step of `mark`

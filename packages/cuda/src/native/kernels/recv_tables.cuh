@@ -165,15 +165,17 @@ __device__ inline void addNamed(const SyCtx& c, const RecvTables& t) {
   }
 }
 
-/// Source of flattened record q (< recStart[R]) by binary search over recStart.
-__device__ inline int sourceOfRecord(const RecvTables& t, int R, int q) {
+/// Source of flattened record q (< recStart[R]) by binary search over recStart [R + 1].
+__device__ inline int sourceOf(const int* recStart, int R, int q) {
   int lo = 0, hi = R - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (t.recStart[mid] <= q) lo = mid;
+    if (recStart[mid] <= q) lo = mid;
     else hi = mid - 1;
   }
   return lo;
 }
+
+__device__ inline int sourceOfRecord(const RecvTables& t, int R, int q) { return sourceOf(t.recStart, R, q); }
 
 }  // namespace sy
