@@ -123,6 +123,9 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
       float w;  ///< the entry's weight; with weights at home (records carry none) its slot's bits
     };
     const bool home = p.combineAtHome();
+    // A record has K / R entries on average: with 4 or more, one-entry records are rare (3 % at top-8
+    // over two ranks) and take the two-source shape, whose code the others run anyway.
+    const bool oneEntryShape = p.topK() < 4 * R;
     const auto fetch = [&](uint64_t it) {
       Rec r{0, 0, 0, 0, 0, 0, 0, 0, 0.0f};
       if (it >= items) return r;
@@ -180,9 +183,12 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
           rows[u] = static_cast<uint32_t>(__shfl_sync(kFullMask, row, u));
         }
         const auto src = [&](int u) { return expertOut + static_cast<uint64_t>(rows[u]) * H; };
-        pipelinedSums<true>(n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, w8, src, [&](int h0, uint4 out) {
-          for (int h = group; h < group + dp; ++h) *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dstRow, staged) + h0) = out;
-        });
+        pipelinedSums<true>(
+            n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, w8, src,
+            [&](int h0, uint4 out) {
+              for (int h = group; h < group + dp; ++h) *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dstRow, staged) + h0) = out;
+            },
+            oneEntryShape);
         putStaged<kPuts>(c, group, dstRow, staged, c0 * kOutPerPiece, min(H, c1 * kOutPerPiece));
         continue;
       }

@@ -95,11 +95,14 @@ __device__ inline void pipelinedSumsOf(int n, int s0, int s1, int H, int lane, c
   }
 }
 
-/// pipelinedSumsOf with the batch shape for n (<= 8) sources.
+/// pipelinedSumsOf with the batch shape for n (<= 8) sources. `oneSourceShape` false: a single
+/// source takes the two-source shape (4 loads a batch instead of 8), so a kernel whose sums rarely
+/// have one source never fetches that shape's code (each shape is some 600 instructions of hot
+/// loop, and an SM's warps run every shape they meet at once).
 template <bool kWeighted, typename Src, typename Store>
 __device__ inline void pipelinedSums(int n, int s0, int s1, int H, int lane, const float (&w)[8], Src src,
-                                     Store store) {
-  if (n <= 1) pipelinedSumsOf<kWeighted, 1, 8>(n, s0, s1, H, lane, w, src, store);
+                                     Store store, bool oneSourceShape = true) {
+  if (n <= 1 && oneSourceShape) pipelinedSumsOf<kWeighted, 1, 8>(n, s0, s1, H, lane, w, src, store);
   else if (n <= 2) pipelinedSumsOf<kWeighted, 2, 4>(n, s0, s1, H, lane, w, src, store);
   else if (n <= 4) pipelinedSumsOf<kWeighted, 4, 2>(n, s0, s1, H, lane, w, src, store);
   else pipelinedSumsOf<kWeighted, 8, 1>(n, s0, s1, H, lane, w, src, store);
