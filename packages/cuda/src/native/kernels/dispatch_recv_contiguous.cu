@@ -16,6 +16,7 @@
 // span's warp copies scales and writes meta; then one warp per padding row.
 #include "launch.h"
 #include "payload.cuh"
+#include "phase_clock.cuh"
 #include "records.cuh"
 #include "recv_tables.cuh"
 #include "stage.cuh"
@@ -31,8 +32,10 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   extern __shared__ int sMem[];
+  SY_CLOCK_BEGIN;
   const RecvTables t = carveRecvTables(sMem, L, R);
   if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
+  SY_CLOCK_MARK;  // 1: the tables (the wait for every source, counts, scans)
   const uint64_t mark = stepMark(c.state);
 
   const uint64_t rowBytes = p.rowBytes();
@@ -96,6 +99,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
 
+  SY_CLOCK_MARK;  // 2: warp 0's fan-out of its records
   // Padding rows: [offsets[e] + rows of e, offsets[e + 1]), at most A - 1 per expert.
   const int A = p.alignment();
   const uint64_t padItems = static_cast<uint64_t>(L) * (A > 1 ? A - 1 : 0);
@@ -115,6 +119,8 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     if (lane == 0) outMeta[row] = make_int4(-1, -1, -1, e);
   }
   addNamed(c, t);
+  SY_CLOCK_MARK;  // 3: warp 0's padding rows and the counts named
+  SY_CLOCK_END("contigRecv", stepEpoch(c.state));
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 // skips them); the first span's warp writes the records. One system fence per block; the last block writes each destination's dispatchSignal.
 #include "launch.h"
 #include "payload.cuh"
+#include "phase_clock.cuh"
 #include "plan.cuh"
 #include "put.cuh"
 #include "records.cuh"
@@ -59,6 +60,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   const int S = p.scalesPerRow(), E = p.experts(), dp = p.dpSize(), A = p.alignment();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
+  SY_CLOCK_BEGIN;
   extern __shared__ int sMem[];
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);
@@ -67,6 +69,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
   int* sRecRange = sMem + contigSendReused(p) / 4;  // [2R] put path
   if (ok) ok = planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem, nullptr, kPuts ? sRecRange : nullptr);
+  SY_CLOCK_MARK;  // 1: this block's plan
 
   if (ok) {
     if (lastChunk) {
@@ -143,6 +146,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
     }
     ok = !hasError(c.state);
   }
+  SY_CLOCK_MARK;  // 2: every rank's counts and the row starts
 
   if (ok) {
     const uint64_t rowBytes = p.rowBytes();
@@ -216,11 +220,17 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
     }
   }
   completeBlockPuts<kPuts>(c);
-
-  if (!lastBlockDone(c.state, DONE_SEND) || hasError(c.state)) return;
+  SY_CLOCK_MARK;  // 3: warp 0's rows and records
+  const bool last = lastBlockDone(c.state, DONE_SEND);
+  SY_CLOCK_MARK;  // 4: every warp's, fenced
+  if (!last || hasError(c.state)) {
+    SY_CLOCK_END("contigSend", epoch);
+    return;
+  }
   for (int d = threadIdx.x; d < R; d += kThreads) {
     releaseSignal<kPuts>(c, R_DISPATCH_SIGNAL, d, encodeSignal(epoch, static_cast<uint32_t>(__ldcg(&c.plan.totals[E + d]))));
   }
+  SY_CLOCK_END("contigSend", epoch);
 }
 
 }  // namespace
