@@ -26,6 +26,9 @@ namespace {
 
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
+/// Bytes of a record's row a warp loads before it stores them to the record's other rows.
+constexpr int kFanVecs = 8;
+constexpr int kFanBytes = kFanVecs * 512;
 
 __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   const SyParams& p = c.p;
@@ -61,21 +64,23 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     const uint64_t row0 = __shfl_sync(kFullMask, row, 0);
     const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, mark, r.n, lane) : 0;  // checked after the copy
     const bool fan = s != c.rank && r.n > 1;
-    for (int piece = p0; piece < p1 && fan; ++piece) {
+    // The span's bytes kFanVecs vectors a lane at a time: 4 KB of loads in flight a warp before its
+    // stores (one 2 KB piece at a time left the fan-out waiting on each load's round trip).
+    const uint64_t s0 = static_cast<uint64_t>(p0) * kPieceBytes, s1 = min(rowBytes, static_cast<uint64_t>(p1) * kPieceBytes);
+    for (uint64_t b0 = s0; b0 < s1 && fan; b0 += kFanBytes) {
       const uint8_t* src = outX + row0 * rowBytes;
-      const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
-      const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
+      const uint64_t b1 = min(s1, b0 + kFanBytes);
       if (vec) {
-        uint4 v[kPieceVecs];
+        uint4 v[kFanVecs];
 #pragma unroll
-        for (int i = 0; i < kPieceVecs; ++i) {
+        for (int i = 0; i < kFanVecs; ++i) {
           const uint64_t o = b0 + i * 512 + lane * 16;
           v[i] = o < b1 ? *reinterpret_cast<const uint4*>(src + o) : make_uint4(0, 0, 0, 0);
         }
         for (int i = 1; i < r.n; ++i) {
           uint8_t* dst = outX + __shfl_sync(kFullMask, row, i) * rowBytes;
 #pragma unroll
-          for (int u = 0; u < kPieceVecs; ++u) {
+          for (int u = 0; u < kFanVecs; ++u) {
             const uint64_t o = b0 + u * 512 + lane * 16;
             if (o < b1) *reinterpret_cast<uint4*>(dst + o) = v[u];
           }
