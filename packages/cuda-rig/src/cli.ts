@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * GPU checks and benchmarks, for machines with the native addon and GPUs:
- *   node dist/cli.js checks [--ranks N] [--layout masked|contiguous] [--only i] [--json out.json]
- *       graph replay checks against core's reference, missing-rank timeouts
+ *   node dist/cli.js checks [--ranks N] [--layout masked|contiguous] [--only i] [--blocks n] [--json out.json]
+ *       graph replay checks against core's reference, missing-rank timeouts; --blocks: the endpoints'
+ *       SM budget (1: the masked receive builds its tables first, as worlds over 8 ranks do)
  *   node dist/cli.js baseline [--ranks N] [--json out.json]   the NCCL baseline against core's reference
  *   node dist/cli.js deepseek [--ranks 4] [--replays 200] [--json out.json]
  *   node dist/cli.js bench ...                                  same as `switchyard bench ...`
@@ -53,6 +54,7 @@ async function checks(
   const report: unknown[] = [];
   let ok = true;
   const only = arg("only", "");
+  const blocks = arg("blocks", "") === "" ? undefined : Number(arg("blocks", ""));
   for (const [i, c] of checkConfigs(ranks, layout).entries()) {
     if (only !== "" && Number(only) !== i) continue;
     // Both transports: stores into every peer's heap, and NVSHMEM puts to every other rank (the
@@ -64,12 +66,13 @@ async function checks(
         warmup: 1,
         replays: 4,
         checkEvery: true,
+        blocks,
         workers,
       });
       ok &&= r.ok;
       report.push(r);
       rows.push(
-        `${r.ok ? "PASS" : "FAIL"} graph ${transport.padEnd(6)} ${describe(c)} (${r.results[0]?.replaysChecked ?? 0} replays checked per rank, ${r.wallMs} ms)${r.ok ? "" : `: ${r.errors.slice(0, 3).join(" | ")}`}`,
+        `${r.ok ? "PASS" : "FAIL"} graph ${transport.padEnd(6)} ${describe(c)}${blocks ? ` blocks ${blocks}` : ""} (${r.results[0]?.replaysChecked ?? 0} replays checked per rank, ${r.wallMs} ms)${r.ok ? "" : `: ${r.errors.slice(0, 3).join(" | ")}`}`,
       );
     }
   }

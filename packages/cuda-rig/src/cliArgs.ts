@@ -9,8 +9,10 @@ export class RigUsageError extends Error {
 /** Each command of the rig's command line, its flags (all take a value) and what it does. */
 export const RIG_COMMANDS: Record<string, { flags: string[]; what: string }> = {
   checks: {
-    flags: ["ranks", "layout", "only", "json"],
-    what: "graph replay checks against core's reference, missing-rank timeouts (--layout masked|contiguous)",
+    flags: ["ranks", "layout", "only", "blocks", "json"],
+    what:
+      "graph replay checks against core's reference, missing-rank timeouts (--layout masked|contiguous; " +
+      "--blocks n: the endpoints' SM budget, 1 takes the masked receive's table-first way)",
   },
   baseline: { flags: ["ranks", "json"], what: "the NCCL baseline against core's reference" },
   deepseek: { flags: ["ranks", "replays", "json"], what: "one DeepSeek-like step, checked and timed" },
@@ -46,7 +48,8 @@ export type RigArgs = { help: true } | { help: false; command: string; rest: str
 /**
  * Reads argv (after `node cli.js`): the command (default `checks`), then only that command's flags,
  * each with a value; `bench` passes the rest to the bench's own parser. An unknown command or flag,
- * a flag without a value, or `--layout` other than masked / contiguous is a RigUsageError.
+ * a flag without a value, `--layout` other than masked / contiguous or `--blocks` other than a whole
+ * number >= 1 is a RigUsageError.
  */
 export function parseRigArgs(argv: string[]): RigArgs {
   if (argv.includes("-h") || argv.includes("--help")) {
@@ -75,6 +78,10 @@ export function parseRigArgs(argv: string[]): RigArgs {
   const layout = values.layout;
   if (layout !== undefined && layout !== "masked" && layout !== "contiguous") {
     throw new RigUsageError(`${command}: --layout ${String(layout)}: masked or contiguous`);
+  }
+  const blocks = values.blocks;
+  if (blocks !== undefined && !/^[1-9][0-9]*$/.test(String(blocks))) {
+    throw new RigUsageError(`${command}: --blocks ${String(blocks)}: a whole number of SMs, 1 or more`);
   }
   const arg: ArgReader = (name, fallback) => {
     const v = values[name];

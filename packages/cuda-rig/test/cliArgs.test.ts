@@ -30,6 +30,17 @@ describe("the rig's command line", () => {
     expect(() => parseRigArgs(["checks", "extra"])).toThrow(RigUsageError);
   });
 
+  it("takes --blocks as a whole number of SMs and refuses anything else", () => {
+    const a = parseRigArgs(["checks", "--blocks", "1"]);
+    expect(a.help === false && a.arg("blocks", "")).toBe("1");
+    expect(() => parseRigArgs(["checks", "--blocks", "-1"])).toThrow(RigUsageError);
+    for (const bad of ["0", "1.5", "two", "01"]) {
+      expect(() => parseRigArgs(["checks", "--blocks", bad])).toThrow(
+        new RegExp(`--blocks ${bad.replace(".", "\\.")}: a whole number of SMs, 1 or more`),
+      );
+    }
+  });
+
   it("--help asks for the usage, which lists every command; bench keeps its own --help", () => {
     expect(parseRigArgs(["--help"])).toEqual({ help: true });
     expect(parseRigArgs(["soak", "-h"])).toEqual({ help: true });

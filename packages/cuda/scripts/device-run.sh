@@ -4,7 +4,7 @@
 #   bash packages/cuda/scripts/device-run.sh full     (= build conformance1 conformance2 mps-on conformance4 mps-off pack)
 #   bash packages/cuda/scripts/device-run.sh bench    (= build bench1 bench2 mps-on bench4 mps-off pack)
 #   bash packages/cuda/scripts/device-run.sh stress   (= build abi-fuzz faults soak-contig pack)
-#   bash packages/cuda/scripts/device-run.sh nvlink   (= build checks-2gpu contig-2gpu abi-fuzz faults-2gpu soak-2gpu pack:
+#   bash packages/cuda/scripts/device-run.sh nvlink   (= build checks-2gpu checks-2gpu-blocks1 contig-2gpu abi-fuzz faults-2gpu soak-2gpu pack:
 #                                                       two GPUs, one rank each; steps named *-2gpu use GPUs 0 and 1)
 #   bash packages/cuda/scripts/device-run.sh library  (= build exports c-example abi-fuzz python host-overhead pack:
 #                                                       the shared library, its exports, a C program, the Python
@@ -85,7 +85,7 @@ for s in "$@"; do
     bench) steps+=(build bench1 bench2 mps-on bench4 mps-off pack) ;;
     stress) steps+=(build abi-fuzz faults soak-contig pack) ;;
     library) steps+=(build exports c-example abi-fuzz python host-overhead pack) ;;
-    nvlink) steps+=(build checks-2gpu contig-2gpu abi-fuzz faults-2gpu soak-2gpu pack) ;;
+    nvlink) steps+=(build checks-2gpu checks-2gpu-blocks1 contig-2gpu abi-fuzz faults-2gpu soak-2gpu pack) ;;
     *) steps+=("$s") ;;
   esac
 done
@@ -141,6 +141,10 @@ for s in "${steps[@]}"; do
       [ "${s:0:6}" = contig ] && layout=contiguous
       step "$s" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" checks --ranks 2 \
         --layout "$layout" ${CHECKS_ARGS:-} --json "$OUT/$s.json" ;;
+    checks-2gpu-blocks1) # masked on both GPUs with an SM budget of one block: the receive that builds its tables
+      # first, as worlds over 8 ranks do (two GPUs otherwise take the lean one)
+      step "$s" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" checks --ranks 2 \
+        --layout masked --blocks 1 --json "$OUT/$s.json" ;;
     conformance-2gpu | conformance-deep-2gpu)
       deep=()
       [ "$s" = conformance-deep-2gpu ] && deep=(--deep)

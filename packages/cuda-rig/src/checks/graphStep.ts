@@ -14,6 +14,8 @@ export interface GraphStepOptions {
   timeoutMs: number;
   /** Check y after every replay (else only after the last one). */
   checkEvery: boolean;
+  /** The endpoint's SM budget (setBlocks), if any: 1 makes the masked receive build its tables first. */
+  blocks?: number;
 }
 
 export interface GraphStepResult {
@@ -49,6 +51,7 @@ export async function runGraphStep(runtime: CudaRuntime, o: GraphStepOptions): P
   const inputs = makeInputs(config, o.tokens, o.seed);
   const mine = inputs[rank];
   const endpoint = RankEndpoint.create(runtime, config, { timeoutMs: o.timeoutMs });
+  if (o.blocks !== undefined) endpoint.setBlocks(o.blocks);
   const stream = new addon.Stream();
   const s = stream.handle;
   const bufs: DeviceTensor[] = [];

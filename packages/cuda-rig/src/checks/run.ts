@@ -51,6 +51,7 @@ export async function runGraphCheck(
       replays: o.replays ?? 5,
       timeoutMs: o.timeoutMs ?? 10_000,
       checkEvery: o.checkEvery ?? true,
+      blocks: o.blocks,
     };
     const results = await group.all<GraphStepResult>("graphStep", () => opts, 300_000);
     let peerWriteGBps: number[] | undefined;

@@ -79,8 +79,8 @@ void sendGrid(const SyCtx& ctx, int numTokens, int* blocks, int* chunk) {
 int recvGrid(const SyCtx& ctx) {
   const SyParams& p = ctx.p;
   const uint64_t items = static_cast<uint64_t>(p.ranks()) * p.maxTokens() * piecesPerRow(p.rowBytes());
-  if (!dispatch_recv_stage::leanReceive(p)) return stageBlocks(ctx, items, 0);
-  return stageBlocks(ctx, items, ctx.maxBlocks > 1 ? ctx.maxBlocks - 1 : 1) + 1;
+  if (!dispatch_recv_stage::leanReceive(ctx)) return stageBlocks(ctx, items, 0);
+  return stageBlocks(ctx, items, ctx.maxBlocks - 1) + 1;
 }
 
 int sendSmem(const SyCtx& ctx) {
@@ -121,7 +121,7 @@ cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales,
     smem = smem > recvSmem(ctx) ? smem : recvSmem(ctx);
   }
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
-  const bool lean = dispatch_recv_stage::leanReceive(p);
+  const bool lean = dispatch_recv_stage::leanReceive(ctx);
   if (phases == 3 || ctx.kernelPerHalf) {
     auto kernel = ctx.puts ? (lean ? kernels::dispatch<true, true> : kernels::dispatch<true, false>)
                            : (lean ? kernels::dispatch<false, true> : kernels::dispatch<false, false>);

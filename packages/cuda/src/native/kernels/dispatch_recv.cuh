@@ -9,10 +9,11 @@
 ///  recvScales     Shape: [L, R * M, hidden/128]   fp32 (fp8 dispatch)
 ///  recvMeta       Shape: [L, R * M, 4]            int32 (srcRank, srcToken, topkSlot, localExpert)
 //
-// One kernel. Every block builds the tables (recv_tables.cuh), then one warp per record (or per
-// span of 2 KB pieces of it when records are fewer than warps): lane i holds entry i, each piece is
-// read once and stored at each entry's row (the fan-out); the first span's warp also copies the
-// scales and writes the meta. A bad record is a ProtocolError (E_BAD_RECORD) and is not placed.
+// One kernel. Every block builds the tables (recv_tables.cuh), or in the lean way (run, below) one
+// block builds them while the others place; then one warp per record (or per span of 2 KB pieces of
+// it when records are fewer than warps): lane i holds entry i, each piece is read once and stored at
+// each entry's row (the fan-out); the first span's warp also copies the scales and writes the meta.
+// A bad record is a ProtocolError (E_BAD_RECORD) and is not placed.
 #pragma once
 #include "launch.h"
 #include "payload.cuh"
@@ -31,9 +32,11 @@ constexpr int kWarps = kThreads / kWarp;
 /// words of its entry's expert from every source up to its record's, at most this many loads.
 constexpr int kLeanRanks = 8;
 
-/// Whether the receive of this endpoint is lean: its launch then has one block more than it places
-/// with, the last, which builds the tables.
-__host__ __device__ inline bool leanReceive(const SyParams& p) { return p.ranks() <= kLeanRanks; }
+/// Whether this endpoint receives the lean way (the host picks the kernel by it): a world of at most
+/// kLeanRanks and a grid of at least two blocks, since the launch has a block more than it places
+/// with, the last, which builds the tables (with an SM budget of one block the extra block would
+/// leave the one wave the grids keep to, so that endpoint builds the tables first).
+inline bool leanReceive(const SyCtx& ctx) { return ctx.p.ranks() <= kLeanRanks && ctx.maxBlocks >= 2; }
 
 /// Places the step's records on blocks [0, nb) (this is block b): a warp a record, or a span of
 /// its 2 KB pieces. `recStart` [R + 1]: the records' prefix by source; read(rec, s, j, report, lane)
@@ -114,8 +117,12 @@ __device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* na
 /// expert from the sources up to its record's (checked for the step's epoch and at most M rows, as
 /// the tables check them) and places at e * R * M + the earlier sources' counts + index, so no block
 /// scan or table stands between the last arrival and the copies. Otherwise every block builds the
-/// tables first and places from them.
-/// kLean: the endpoint's leanReceive (the host picks the kernel), so each way has its registers.
+/// tables first and places from them. On a step that fails, the two ways differ in what was placed:
+/// a count error the tables' block finds (a source's rows over M * J, a word no record reads) does
+/// not stop the placing blocks, so rows may be written on a step that then fails (inside recvX:
+/// every word a lane uses is checked), and with several faults in one step the first recorded error
+/// may be another. A failed step's output is never read (the endpoint refuses later steps).
+/// kLean: leanReceive(ctx) (the host picks the kernel), so each way has its registers.
 template <bool kLean>
 __device__ inline void run(const SyCtx& c, int nb, int b) {
   const SyParams& p = c.p;
@@ -141,67 +148,67 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
     SY_CLOCK_END("dispatchRecv", epoch);
     return;
   } else {
-  if (b == nb - 1) {  // the tables, beside the placing blocks
-    buildRecvTables(c, epoch, t, 0);
-    SY_CLOCK_END("dispatchRecv", epoch);
-    return;
-  }
-  const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
-  const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
-  for (int s = threadIdx.x; s < R; s += blockDim.x) {
-    t.named[s] = 0;
-    const int n = hasError(c.state) ? -1
-                                    : waitSignal(done + s, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
-                                                 S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
-    t.records[s] = n < 0 ? 0 : n;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int at = 0;
-    for (int s = 0; s < R; ++s) {
-      t.recStart[s] = at;
-      at += t.records[s];
+    if (b == nb - 1) {  // the tables, beside the placing blocks
+      buildRecvTables(c, epoch, t, 0);
+      SY_CLOCK_END("dispatchRecv", epoch);
+      return;
     }
-    t.recStart[R] = hasError(c.state) ? 0 : at;
-  }
-  __syncthreads();
-  SY_CLOCK_MARK;  // 1: the signals
-  placeRecords(c, t.recStart, t.named, nb - 1, b,
-               [&](const int32_t* rec, int s, int j, bool report, int lane, uint64_t* row) {
-                 int before = 0;
-                 const RecordView r = readRecordBy(
-                     rec, s, j, p,
-                     [&](int e) {  // source s's rows of e, and the earlier sources' (count words, checked)
-                       uint32_t w[kLeanRanks];
+    const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
+    const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
+    for (int s = threadIdx.x; s < R; s += blockDim.x) {
+      t.named[s] = 0;
+      const int n = hasError(c.state) ? -1
+                                      : waitSignal(done + s, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
+                                                   S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
+      t.records[s] = n < 0 ? 0 : n;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      int at = 0;
+      for (int s = 0; s < R; ++s) {
+        t.recStart[s] = at;
+        at += t.records[s];
+      }
+      t.recStart[R] = hasError(c.state) ? 0 : at;
+    }
+    __syncthreads();
+    SY_CLOCK_MARK;  // 1: the signals
+    placeRecords(c, t.recStart, t.named, nb - 1, b,
+                 [&](const int32_t* rec, int s, int j, bool report, int lane, uint64_t* row) {
+                   int before = 0;
+                   const RecordView r = readRecordBy(
+                       rec, s, j, p,
+                       [&](int e) {  // source s's rows of e, and the earlier sources' (count words, checked)
+                         uint32_t w[kLeanRanks];
 #pragma unroll
-                       for (int s2 = 0; s2 < kLeanRanks; ++s2) {
-                         w[s2] = s2 <= s ? ldRelaxedSys(counts + static_cast<uint64_t>(s2) * L + e) : 0u;
-                       }
-                       int rows = -1;
+                         for (int s2 = 0; s2 < kLeanRanks; ++s2) {
+                           w[s2] = s2 <= s ? ldRelaxedSys(counts + static_cast<uint64_t>(s2) * L + e) : 0u;
+                         }
+                         int rows = -1;
 #pragma unroll
-                       for (int s2 = 0; s2 < kLeanRanks; ++s2) {
-                         if (s2 > s) break;
-                         if (w[s2] == 0 || signalEpoch(w[s2]) != epoch) {
-                           recordError(c.state, E_BAD_EPOCH, S_DISPATCH_RECV, static_cast<uint32_t>(s2), R_COUNT_SIGNAL,
-                                       signalEpoch(w[s2]), epoch);
-                           return -1;
+                         for (int s2 = 0; s2 < kLeanRanks; ++s2) {
+                           if (s2 > s) break;
+                           if (w[s2] == 0 || signalEpoch(w[s2]) != epoch) {
+                             recordError(c.state, E_BAD_EPOCH, S_DISPATCH_RECV, static_cast<uint32_t>(s2), R_COUNT_SIGNAL,
+                                         signalEpoch(w[s2]), epoch);
+                             return -1;
+                           }
+                           if (signalCount(w[s2]) > static_cast<uint32_t>(M)) {
+                             recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_RECV, static_cast<uint32_t>(s2),
+                                         R_COUNT_SIGNAL, signalCount(w[s2]), static_cast<uint32_t>(M));
+                             return -1;
+                           }
+                           if (s2 < s) before += static_cast<int>(signalCount(w[s2]));
+                           else rows = static_cast<int>(signalCount(w[s2]));
                          }
-                         if (signalCount(w[s2]) > static_cast<uint32_t>(M)) {
-                           recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_RECV, static_cast<uint32_t>(s2),
-                                       R_COUNT_SIGNAL, signalCount(w[s2]), static_cast<uint32_t>(M));
-                           return -1;
-                         }
-                         if (s2 < s) before += static_cast<int>(signalCount(w[s2]));
-                         else rows = static_cast<int>(signalCount(w[s2]));
-                       }
-                       return rows;
-                     },
-                     c.state, S_DISPATCH_RECV, report, lane);
-                 *row = r.ok && lane < r.n ? static_cast<uint64_t>(r.e.expert) * R * M + before + r.e.index : 0;
-                 return r;
-               });
-  addNamed(c, t);
-  SY_CLOCK_END("dispatchRecv", epoch);
+                         return rows;
+                       },
+                       c.state, S_DISPATCH_RECV, report, lane);
+                   *row = r.ok && lane < r.n ? static_cast<uint64_t>(r.e.expert) * R * M + before + r.e.index : 0;
+                   return r;
+                 });
+    addNamed(c, t);
+    SY_CLOCK_END("dispatchRecv", epoch);
   }
 }
 

@@ -103,6 +103,9 @@ __device__ inline RecordView readRecordBy(const int32_t* rec, int src, int j, co
   const uint32_t bad = __ballot_sync(kFullMask, mine != 0);
   if (fault == 0 && bad != 0) fault = __shfl_sync(kFullMask, mine, __ffs(bad) - 1);
   v.ok = fault == 0;
+  // A lane's rowsOf may have recorded a bad count word just now: ordered before lane 0's report, so
+  // that error (naming the count's source) stays the one recorded.
+  if (!v.ok) __syncwarp();
   if (!v.ok && report && lane == 0) {
     recordError(state, E_BAD_RECORD, stage, static_cast<uint32_t>(src), R_DISPATCH_ROUTES, static_cast<uint32_t>(j),
                 fault);

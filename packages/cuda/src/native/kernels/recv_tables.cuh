@@ -9,9 +9,11 @@
 ///  dispatchSignal Shape: [R(src)]       u32 (epoch, records + 1)
 ///  countSignal    Shape: masked [R(src), L] at [s][e]; contiguous [R(src), E] at [s][rank * L + e]
 //
-// Every block builds the tables in shared memory itself (no grid-wide step); block 0 also
-// writes them to ctx.t for combine send and the host, and stamps the stats. After an error the
-// counts and records are zero, so nothing is placed and combine send moves nothing.
+// Every block builds the tables in shared memory itself (no grid-wide step); the block passed as
+// block 0 also writes them to ctx.t for combine send and the host, and stamps the stats (the lean
+// masked receive, dispatch_recv.cuh: one block builds them for all, beside the placing blocks).
+// After an error the counts and records are zero, so a block that placed from its tables places
+// nothing, and combine send moves nothing.
 #pragma once
 #include <cstdint>
 
