@@ -209,7 +209,7 @@ function reasons(at, fp8) {
     "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
     `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}. The`,
     "  dispatch's own bytes bound it at 24 SMs: the send reads the input and writes every local expert row",
-    "  and one row a token to the peer, the receive fans the peer's rows out and zeroes the padding, 391 MB",
+    "  and one row a token to the peer, the receive fans the peer's rows out and zeroes the padding, 392 MB",
     "  a rank in all; at the best rate its kernels reach through 24 SMs (1.4 TB/s, the padding's stores)",
     "  that is 280 µs (260 with fp8 input) before the plan, above the 260 / 230 targets (phase stamps:",
     "  plan and count exchange 47 µs, rows 224, fan-out 100, padding 43). The",
