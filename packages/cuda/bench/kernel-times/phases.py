@@ -24,6 +24,28 @@ PHASES = {
 }
 
 
+def stamps(text: str):
+    """Each whole stamp line's (kernel, ns, marks), in order. Ranks that share one output may cut
+    each other's lines apart, so the text is read record by record ("syclock" and its 12 fields:
+    kernel, epoch, ns, n, 8 marks), and a record that does not hold together (a field not a number,
+    n outside 1..8, marks not rising, a mark set past n) is skipped."""
+    for chunk in text.split("syclock ")[1:]:
+        f = chunk.split()[:12]
+        if len(f) < 12:
+            continue
+        try:
+            ns, n = float(f[2]), int(f[3])
+            marks = [float(x) for x in f[4:12]]
+        except ValueError:
+            continue
+        if not 1 <= n <= 8 or ns <= 0 or any(m != 0 for m in marks[n:]):
+            continue
+        used = marks[:n]
+        if used[0] <= 0 or any(b < a for a, b in zip(used, used[1:])):
+            continue
+        yield f[0], ns, used
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, required=True,
@@ -32,20 +54,10 @@ def main(argv: list[str]) -> int:
     a = ap.parse_args(argv)
     text = sys.stdin.read() if a.input == "-" else open(a.input).read()
     runs: dict[str, list[tuple[float, list[float]]]] = {}
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) < 5 or f[0] != "syclock":
-            continue
-        try:  # two ranks printing to one stream interleave some lines: those that do not parse are skipped
-            kernel, ns, n = f[1], float(f[3]), int(f[4])
-            marks = [float(x) for x in f[5:5 + n]]
-        except ValueError:
-            continue
-        if len(marks) < n or not marks or marks[-1] <= 0 or ns <= 0:
-            continue
+    for kernel, ns, marks in stamps(text):
         per_ns = marks[-1] / ns
         edges = [0.0, *marks]
-        runs.setdefault(kernel, []).append((ns, [(edges[i + 1] - edges[i]) / per_ns for i in range(n)]))
+        runs.setdefault(kernel, []).append((ns, [(edges[i + 1] - edges[i]) / per_ns for i in range(len(marks))]))
     if not runs:
         print("phases.py: no syclock lines (was the library built with SWITCHYARD_CUDA_PHASE_CLOCK=1?)", file=sys.stderr)
         return 1
