@@ -135,16 +135,15 @@ for s in "${steps[@]}"; do
       sms=${s#bench1-sms}
       step "$s" 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 1 --layouts contiguous \
         --contiguous-tokens 512,4096 --sms "$sms" --no-baseline --json "$OUT/$s.json" --svg "$OUT/$s.svg" ;;
-    checks-2gpu | contig-2gpu)
-      # Both GPUs, one rank each (NVLink): each layout against core's reference, graph replays, timeouts
-      layout=masked
+    checks-2gpu | contig-2gpu | checks-2gpu-blocks1)
+      # Both GPUs, one rank each (NVLink): each layout against core's reference, graph replays, timeouts;
+      # -blocks1: masked under an SM budget of one block, the receive that builds its tables first, as
+      # worlds over 8 ranks do (two GPUs otherwise take the lean one)
+      layout=masked blocks=()
       [ "${s:0:6}" = contig ] && layout=contiguous
+      [ "$s" = checks-2gpu-blocks1 ] && blocks=(--blocks 1)
       step "$s" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" checks --ranks 2 \
-        --layout "$layout" ${CHECKS_ARGS:-} --json "$OUT/$s.json" ;;
-    checks-2gpu-blocks1) # masked on both GPUs with an SM budget of one block: the receive that builds its tables
-      # first, as worlds over 8 ranks do (two GPUs otherwise take the lean one)
-      step "$s" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" checks --ranks 2 \
-        --layout masked --blocks 1 --json "$OUT/$s.json" ;;
+        --layout "$layout" "${blocks[@]}" ${CHECKS_ARGS:-} --json "$OUT/$s.json" ;;
     conformance-2gpu | conformance-deep-2gpu)
       deep=()
       [ "$s" = conformance-deep-2gpu ] && deep=(--deep)

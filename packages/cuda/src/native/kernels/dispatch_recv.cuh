@@ -153,13 +153,10 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
       SY_CLOCK_END("dispatchRecv", epoch);
       return;
     }
-    const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
     const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
     for (int s = threadIdx.x; s < R; s += blockDim.x) {
       t.named[s] = 0;
-      const int n = hasError(c.state) ? -1
-                                      : waitSignal(done + s, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
-                                                   S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
+      const int n = waitRecords(c, epoch, s);
       t.records[s] = n < 0 ? 0 : n;
     }
     __syncthreads();
@@ -188,18 +185,10 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
 #pragma unroll
                          for (int s2 = 0; s2 < kLeanRanks; ++s2) {
                            if (s2 > s) break;
-                           if (w[s2] == 0 || signalEpoch(w[s2]) != epoch) {
-                             recordError(c.state, E_BAD_EPOCH, S_DISPATCH_RECV, static_cast<uint32_t>(s2), R_COUNT_SIGNAL,
-                                         signalEpoch(w[s2]), epoch);
-                             return -1;
-                           }
-                           if (signalCount(w[s2]) > static_cast<uint32_t>(M)) {
-                             recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_RECV, static_cast<uint32_t>(s2),
-                                         R_COUNT_SIGNAL, signalCount(w[s2]), static_cast<uint32_t>(M));
-                             return -1;
-                           }
-                           if (s2 < s) before += static_cast<int>(signalCount(w[s2]));
-                           else rows = static_cast<int>(signalCount(w[s2]));
+                           const int n = checkedCount(c, w[s2], epoch, s2);
+                           if (n < 0) return -1;
+                           if (s2 < s) before += n;
+                           else rows = n;
                          }
                          return rows;
                        },

@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     const int q = static_cast<int>(item / spans);
     const int span = static_cast<int>(item % spans);
     const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
-    const int s = sourceOfRecord(t, R, q);
+    const int s = sourceOf(t.recStart, R, q);
     const int j = q - t.recStart[s];
     const RecordView r = readRecord(recordAt(routes, s, j, M, W), s, j, p, t.count, c.state, S_DISPATCH_RECV,
                                     p0 == 0, lane);

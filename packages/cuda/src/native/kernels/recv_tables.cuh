@@ -52,6 +52,30 @@ __device__ inline RecvTables carveRecvTables(int* smem, int L, int R) {
   return t;
 }
 
+/// Source s's records this step: its dispatchSignal, acquired (a bounded wait, stage dispatch recv),
+/// or -1 once the step has failed.
+__device__ inline int waitRecords(const SyCtx& c, uint32_t epoch, int s) {
+  if (hasError(c.state)) return -1;
+  const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + c.p.offset(R_DISPATCH_SIGNAL));
+  return waitSignal(done + s, epoch, static_cast<uint32_t>(c.p.maxTokens()), c.state, c.timeoutNs, S_DISPATCH_RECV,
+                    static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
+}
+
+/// The rows count word `w` from source s announces, checked as every receive checks it (this step's
+/// epoch, at most M rows); a bad word records its error, naming s, and gives -1.
+__device__ inline int checkedCount(const SyCtx& c, uint32_t w, uint32_t epoch, int s) {
+  const uint32_t M = static_cast<uint32_t>(c.p.maxTokens());
+  if (w == 0 || signalEpoch(w) != epoch) {
+    recordError(c.state, E_BAD_EPOCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL, signalEpoch(w), epoch);
+    return -1;
+  }
+  if (signalCount(w) > M) {
+    recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL, signalCount(w), M);
+    return -1;
+  }
+  return static_cast<int>(signalCount(w));
+}
+
 /// Block-collective. Returns false (in every thread) when a wait or a signal failed.
 /// `block`: this block's index in the stage (block 0 stamps the tables), default blockIdx.x.
 __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const RecvTables& t, int block = -1) {
@@ -59,16 +83,13 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
   const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), E = p.experts();
   const bool contiguous = p.contiguous();
   const bool stamp = (block < 0 ? static_cast<int>(blockIdx.x) : block) == 0;
-  const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_DISPATCH_SIGNAL));
   const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
   const uint64_t t0 = globalTimerNs();
   // 1. Every source's dispatchSignal (acquire: its records, rows and counts were released before it).
   for (int s = threadIdx.x; s < R; s += blockDim.x) {
     t.fromSource[s] = 0;
     t.named[s] = 0;
-    const int n = hasError(c.state) ? -1
-                                    : waitSignal(done + s, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
-                                                 S_DISPATCH_RECV, static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
+    const int n = waitRecords(c, epoch, s);
     t.records[s] = n < 0 ? 0 : n;
     if (stamp && c.stats.dispatchWaitNs != nullptr) {
       c.stats.dispatchWaitNs[s] = globalTimerNs() - t0;
@@ -81,19 +102,7 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
   for (int i = threadIdx.x; i < L * R; i += blockDim.x) {
     const int s = i / L, e = i % L;
     const uint64_t at = contiguous ? static_cast<uint64_t>(s) * E + c.rank * L + e : static_cast<uint64_t>(s) * L + e;
-    int n = 0;
-    if (waited) {
-      const uint32_t w = ldRelaxedSys(counts + at);
-      if (w == 0 || signalEpoch(w) != epoch) {
-        recordError(c.state, E_BAD_EPOCH, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL, signalEpoch(w),
-                    epoch);
-      } else if (signalCount(w) > static_cast<uint32_t>(M)) {
-        recordError(c.state, E_COUNT_TOO_LARGE, S_DISPATCH_RECV, static_cast<uint32_t>(s), R_COUNT_SIGNAL,
-                    signalCount(w), static_cast<uint32_t>(M));
-      } else {
-        n = static_cast<int>(signalCount(w));
-      }
-    }
+    const int n = waited ? max(checkedCount(c, ldRelaxedSys(counts + at), epoch, s), 0) : 0;
     t.count[e * R + s] = n;
     if (n > 0) atomicAdd(&t.fromSource[s], n);
   }
@@ -177,7 +186,5 @@ __device__ inline int sourceOf(const int* recStart, int R, int q) {
   }
   return lo;
 }
-
-__device__ inline int sourceOfRecord(const RecvTables& t, int R, int q) { return sourceOf(t.recStart, R, q); }
 
 }  // namespace sy
