@@ -30,8 +30,8 @@ __device__ inline void accumulateBf16x8Sum(float* acc, uint4 v) {
 
 /// Eight fp32 sums rounded once to bf16 (round to nearest even), packed for one 16-byte store:
 /// the hardware's conversion (cvt.rn.bf16x2.f32, two values an instruction: the same bits as
-/// floatToBf16 for every non-NaN value, subnormals and infinities included), and floatToBf16 where
-/// a sum is NaN (core's NaN is sign | 0x7fc0, the hardware's another).
+/// floatToBf16 for every non-NaN value, subnormals and infinities included), and where a sum is NaN
+/// floatToBf16's NaN put in its place (sign | 0x7fc0, the hardware's is 0x7fff).
 __device__ inline uint4 packBf16x8(const float* acc) {
   uint32_t u[4];
 #pragma unroll
@@ -39,9 +39,15 @@ __device__ inline uint4 packBf16x8(const float* acc) {
   bool nan = false;
 #pragma unroll
   for (int j = 0; j < 8; ++j) nan |= acc[j] != acc[j];
-  if (nan) {
+  if (nan) {  // only the NaNs differ from floatToBf16: theirs is sign | 0x7fc0, the hardware's 0x7fff
 #pragma unroll
-    for (int j = 0; j < 4; ++j) u[j] = floatToBf16(acc[2 * j]) | static_cast<uint32_t>(floatToBf16(acc[2 * j + 1])) << 16;
+    for (int j = 0; j < 8; ++j) {
+      if (acc[j] != acc[j]) {
+        const uint32_t half = ((__float_as_uint(acc[j]) >> 16) & 0x8000u) | 0x7fc0u;
+        const int shift = 16 * (j & 1);
+        u[j / 2] = (u[j / 2] & ~(0xffffu << shift)) | half << shift;
+      }
+    }
   }
   return make_uint4(u[0], u[1], u[2], u[3]);
 }
