@@ -81,7 +81,7 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), M = p.maxTokens();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
-  SY_CLOCK_BEGIN;
+  SY_CLOCK_BEGIN(c.rank);
   __shared__ CombineCheckShared sCheck;
   // The last block or two only check, so the checks overlap the reduction: the check block the
   // announced counts and the ids (topk_check.cuh; the workers skip an id outside [0, E), reading

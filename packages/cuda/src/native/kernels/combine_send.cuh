@@ -90,7 +90,7 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
   const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), H = p.hidden(), dp = p.dpSize();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
-  SY_CLOCK_BEGIN;
+  SY_CLOCK_BEGIN(c.rank);
   __shared__ int sRecStart[1025];
   __shared__ int sScratch[kWarps + 1];
   __shared__ int sPair[kPairShared];  // pairStart [L, R] when L * R (= E) fits

@@ -130,7 +130,7 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
   extern __shared__ int sMem[];
   const RecvTables t = carveRecvTables(sMem, L, R);
   const uint32_t epoch = stepEpoch(c.state);
-  SY_CLOCK_BEGIN;
+  SY_CLOCK_BEGIN(c.rank);
   if constexpr (!kLean) {
     if (!buildRecvTables(c, epoch, t, b)) {
       SY_CLOCK_END("dispatchRecv", epoch);

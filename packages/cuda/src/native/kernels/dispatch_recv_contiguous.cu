@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   extern __shared__ int sMem[];
-  SY_CLOCK_BEGIN;
+  SY_CLOCK_BEGIN(c.rank);
   const RecvTables t = carveRecvTables(sMem, L, R);
   if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
   SY_CLOCK_MARK;  // 1: the tables (the wait for every source, counts, scans)

@@ -45,7 +45,7 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
   const int S = p.scalesPerRow(), E = p.experts(), dp = p.dpSize();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
-  SY_CLOCK_BEGIN;
+  SY_CLOCK_BEGIN(c.rank);
   extern __shared__ int sPlan[];
   const int t0 = min(T, static_cast<int>(b) * chunk);
   const int t1 = min(T, t0 + chunk);

@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   const int S = p.scalesPerRow(), E = p.experts(), dp = p.dpSize(), A = p.alignment();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
-  SY_CLOCK_BEGIN;
+  SY_CLOCK_BEGIN(c.rank);
   extern __shared__ int sMem[];
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);

@@ -1,6 +1,6 @@
 // Phase stamps for profiling builds only (SY_PHASE_CLOCK: build-native.sh with
 // SWITCHYARD_CUDA_PHASE_CLOCK=1; release builds compile every macro here to nothing). Thread 0 of
-// block 0 reads clock64 at a stage kernel's marks and, at its end, prints one line:
+// block 0 of rank 0 reads clock64 at a stage kernel's marks and, at its end, prints one line:
 //   syclock <kernel> <epoch> <ns from start to end (%globaltimer)> <cycles from start to each mark...>
 // bench/kernel-times/phases.py turns the lines into medians per phase.
 #pragma once
@@ -12,20 +12,18 @@
 
 namespace sy {
 
-/// C stdout line-buffered in profiling builds (the device's printf goes through it): ranks that
-/// share one log then write a stamp line a write() instead of 4 KB blocks that cut lines apart (at
-/// masked 1 on 2 GPUs the two ranks' lines came out interleaved and phases.py found none whole).
-namespace {
-[[maybe_unused]] const int syStdoutLineBuffered = (std::setvbuf(stdout, nullptr, _IOLBF, 1 << 16), 0);
-}
-
+/// Rank 0 alone prints: the driver writes a device printf's line in pieces, so two ranks sharing
+/// one log cut each other's lines apart (2 GPUs, masked 1 and 128: no line whole), whatever the
+/// host's stdout buffering.
 struct PhaseClock {
+  bool on = false;
   long long start = 0;
   long long marks[8] = {};
   unsigned long long startNs = 0;
   int n = 0;
-  __device__ bool mine() const { return blockIdx.x == 0 && threadIdx.x == 0; }
-  __device__ void begin() {
+  __device__ bool mine() const { return on; }
+  __device__ void begin(int rank) {
+    on = rank == 0 && blockIdx.x == 0 && threadIdx.x == 0;
     if (!mine()) return;
     startNs = globalTimerNs();
     start = clock64();
@@ -44,14 +42,14 @@ struct PhaseClock {
 
 }  // namespace sy
 
-#define SY_CLOCK_BEGIN \
-  ::sy::PhaseClock syClock; \
-  syClock.begin()
+#define SY_CLOCK_BEGIN(rank) \
+  ::sy::PhaseClock syClock;   \
+  syClock.begin(rank)
 #define SY_CLOCK_MARK syClock.mark()
 #define SY_CLOCK_END(kernel, epoch) syClock.end(kernel, epoch)
 #else
-#define SY_CLOCK_BEGIN \
-  do {                 \
+#define SY_CLOCK_BEGIN(rank) \
+  do {                       \
   } while (0)
 #define SY_CLOCK_MARK \
   do {                \
