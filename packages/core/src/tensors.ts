@@ -32,7 +32,7 @@ export type DispatchInput = Omit<RankInput, "topkWeights"> & { topkWeights?: Flo
  * - masked: rows = L * R * M; expertOffsets[e] = e*R*M, the rows packed at the front of the block
  *   (the shape masked grouped GEMMs take).
  * - contiguous: blocks one after another, each padded to a multiple of expertAlignment rows
- *   (padding rows have meta srcRank -1).
+ *   (padding rows have meta srcRank -1; their x and scales are unspecified).
  * Rows outside those ranges hold no meaning.
  */
 export interface DispatchResult {

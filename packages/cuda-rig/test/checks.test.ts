@@ -51,6 +51,18 @@ describe("GPU check helpers on core's reference session (no GPU)", () => {
         const badPad = { ...results[0], meta: results[0].meta.slice() };
         badPad.meta[pad * 4] = 0;
         expect(compareDispatchAny(config, inputs, 0, badPad).join()).toMatch(/padding row/);
+        // A padding row's payload and scales are unspecified: whatever a backend leaves there passes.
+        const stalePad = {
+          ...results[0],
+          x: results[0].x.slice(),
+          scales: results[0].scales?.slice() ?? null,
+        };
+        stalePad.x.fill(0x7f, pad * 256, (pad + 1) * 256);
+        stalePad.scales?.fill(Number.NaN, pad * 2, (pad + 1) * 2);
+        expect(compareDispatchAny(config, inputs, 0, stalePad)).toEqual([]);
+        // The expert outputs of padding rows are NaN, so a combine that read one would differ.
+        const out = expertOutputsAny(config, 0, results[0]);
+        expect(out[pad * 256]).toBe(0x7fc0);
       }
     });
   }

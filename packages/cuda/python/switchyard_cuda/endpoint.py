@@ -27,8 +27,9 @@ class DispatchOutput(NamedTuple):
     when the endpoint was), their contents valid until the next dispatch.
 
     x: recvX (masked [L, R*M, H], expert e's rows at the front of its block; contiguous [N, H],
-    expert blocks padded to expertAlignment), scales: recvScales (fp8) or None, meta: recvMeta
-    (srcRank, srcToken, topkSlot, localExpert) per row, counts: [L, R] int32 rows per (local
+    expert blocks padded to expertAlignment, a padding row's x and scales unspecified), scales:
+    recvScales (fp8) or None, meta: recvMeta (srcRank, srcToken, topkSlot, localExpert) per row
+    (srcRank -1 on padding rows), counts: [L, R] int32 rows per (local
     expert, source rank), on the device."""
 
     x: object

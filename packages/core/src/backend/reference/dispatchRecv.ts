@@ -11,7 +11,8 @@ const STAGE = "dispatch recv";
  * record out to its local experts' rows and writes their provenance.
  * - masked: copies record j's payload from dispatchX[s][j] to every entry's packed row.
  * - contiguous: the payload already sits at the first entry's row; copies it to the other
- *   entries' rows, then fills each block's padding (x and scales 0, meta (-1, -1, -1, e)).
+ *   entries' rows, then each block's padding rows: meta (-1, -1, -1, e), and x and scales 0 here
+ *   (the protocol leaves them unspecified; a backend need not write them).
  * Returns a host copy of the output and what was received (for the stats).
  */
 export function dispatchRecv(ctx: StepContext, rank: number): { result: DispatchResult; received: Received } {

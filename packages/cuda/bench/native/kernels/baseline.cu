@@ -162,16 +162,6 @@ __global__ void __launch_bounds__(kReduceThreads) reduceKernel(BaselineCtx c, co
   }
 }
 
-/// The warp writes `bytes` zero bytes at `dst`.
-__device__ inline void warpZero(uint8_t* dst, uint64_t bytes, int lane) {
-  if (((reinterpret_cast<uint64_t>(dst) | bytes) & 15) == 0) {
-    uint4* d = reinterpret_cast<uint4*>(dst);
-    for (uint64_t i = lane; i < bytes / 16; i += kWarp) d[i] = make_uint4(0, 0, 0, 0);
-  } else {
-    for (uint64_t i = lane; i < bytes; i += kWarp) dst[i] = 0;
-  }
-}
-
 __global__ void __launch_bounds__(kContigThreads) compactKernel(CompactArgs a) {
   const SyContig& g = a.tables;
   const int lane = threadIdx.x & 31;
@@ -187,10 +177,8 @@ __global__ void __launch_bounds__(kContigThreads) compactKernel(CompactArgs a) {
       warpCopy(ox, a.stageX + from * a.rowBytes, a.rowBytes, lane);
       if (os) warpCopy(os, a.stageScales + from * a.scaleBytes, a.scaleBytes, lane);
       if (lane == 0) *om = reinterpret_cast<const int4*>(a.stageMeta)[from];
-    } else {
-      warpZero(ox, a.rowBytes, lane);
-      if (os) warpZero(os, a.scaleBytes, lane);
-      if (lane == 0) *om = make_int4(-1, -1, -1, r.expert);
+    } else if (lane == 0) {  // padding: meta only (x and scales unspecified, as the protocol's)
+      *om = make_int4(-1, -1, -1, r.expert);
     }
   }
 }

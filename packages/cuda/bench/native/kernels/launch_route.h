@@ -21,8 +21,8 @@ constexpr int kContigThreads = 512;
 cudaError_t launchRoute(const BaselineCtx& ctx, const int32_t* topkIdx, int numTokens, cudaStream_t stream);
 
 /// Staging [R, C, ...] -> compact output [N, ...] through the receive tables of `tables`
-/// (baseline.cu). Rows of the padded blocks past an expert's count are padding: zero payload and
-/// scales, meta (-1, -1, -1, e).
+/// (baseline.cu). Rows of the padded blocks past an expert's count are padding: meta (-1, -1, -1,
+/// e), payload and scales left as they are (the protocol leaves them unspecified).
 struct CompactArgs {
   const uint8_t* stageX;       ///< [R * C, rowBytes]
   const uint8_t* stageScales;  ///< [R * C, S * 4] or null
