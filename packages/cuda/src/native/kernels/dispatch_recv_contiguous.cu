@@ -13,8 +13,11 @@
 //
 // One kernel on at most `budget` blocks. Every block builds the tables (recv_tables.cuh); then
 // one warp per record (or span of 2 KB pieces of it when records are few) fans out (records from
-// this rank were fanned out by its own send, which wrote every entry's row locally), the first
-// span's warp copies scales and writes meta; then one thread per padding row writes its meta.
+// this rank were fanned out by its own send, which wrote every entry's row locally): its lane 0
+// bulk-loads the span into the warp's 8 KB of shared memory and bulk-stores it to the record's
+// other rows (bulk_copy.cuh), while the first span's warp copies scales and writes meta; then one
+// thread per padding row writes its meta.
+#include "bulk_copy.cuh"
 #include "launch.h"
 #include "payload.cuh"
 #include "phase_clock.cuh"
@@ -27,9 +30,15 @@ namespace {
 
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
-/// Bytes of a record's row a warp loads before it stores them to the record's other rows.
-constexpr int kFanVecs = 8;
-constexpr int kFanBytes = kFanVecs * 512;
+/// Bytes of a record's row a warp bulk-loads into shared memory before it stores them to the
+/// record's other rows (a warp's buffer).
+constexpr int kFanBytes = 8192;
+
+/// Dynamic shared memory: the receive tables, then a 16-byte slot a warp for its mbarrier, then
+/// each warp's buffer (128-byte aligned).
+__host__ __device__ inline int fanBarriersAt(int L, int R) { return (recvTablesSmemBytes(L, R) + 127) / 128 * 128; }
+__host__ __device__ inline int fanBuffersAt(int L, int R) { return fanBarriersAt(L, R) + 128 * ((kWarps * 16 + 127) / 128); }
+__host__ __device__ inline int contigRecvSmemBytes(int L, int R) { return fanBuffersAt(L, R) + kWarps * kFanBytes; }
 
 __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   const SyParams& p = c.p;
@@ -38,7 +47,13 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   extern __shared__ int sMem[];
   SY_CLOCK_BEGIN(c.rank);
   const RecvTables t = carveRecvTables(sMem, L, R);
+  uint8_t* smemBytes = reinterpret_cast<uint8_t*>(sMem);
+  uint64_t* bar = reinterpret_cast<uint64_t*>(smemBytes + fanBarriersAt(L, R) + warp * 16);
+  uint8_t* buf = smemBytes + fanBuffersAt(L, R) + warp * kFanBytes;
+  if (lane == 0) mbarInit(bar);  // ordered before its use by buildRecvTables' block barriers
   if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
+  if (lane == 0) fenceProxyAsync();  // the rows the tables' acquire made visible, to the bulk loads
+  uint32_t parity = 0;
   SY_CLOCK_MARK;  // 1: the tables (the wait for every source, counts, scans)
   const uint64_t mark = stepMark(c.state);
 
@@ -72,20 +87,17 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
       const uint8_t* src = outX + row0 * rowBytes;
       const uint64_t b1 = min(s1, b0 + kFanBytes);
       if (vec) {
-        uint4 v[kFanVecs];
-#pragma unroll
-        for (int i = 0; i < kFanVecs; ++i) {
-          const uint64_t o = b0 + i * 512 + lane * 16;
-          v[i] = o < b1 ? *reinterpret_cast<const uint4*>(src + o) : make_uint4(0, 0, 0, 0);
+        if (lane == 0) {
+          bulkWaitRead();  // the buffer's last stores have read it
+          bulkLoad(buf, src + b0, static_cast<uint32_t>(b1 - b0), bar);
+          mbarWait(bar, parity);
         }
+        parity ^= 1;
         for (int i = 1; i < r.n; ++i) {
-          uint8_t* dst = outX + __shfl_sync(kFullMask, row, i) * rowBytes;
-#pragma unroll
-          for (int u = 0; u < kFanVecs; ++u) {
-            const uint64_t o = b0 + u * 512 + lane * 16;
-            if (o < b1) *reinterpret_cast<uint4*>(dst + o) = v[u];
-          }
+          const uint64_t dst = __shfl_sync(kFullMask, row, i);
+          if (lane == 0) bulkStore(outX + dst * rowBytes + b0, buf, static_cast<uint32_t>(b1 - b0));
         }
+        if (lane == 0) bulkCommit();
       } else {
         for (int i = 1; i < r.n; ++i) {
           warpCopy(outX + __shfl_sync(kFullMask, row, i) * rowBytes + b0, src + b0, b1 - b0, lane);
@@ -105,6 +117,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
   }
 
+  if (lane == 0) bulkWaitAll();  // the fan-out's rows written before the kernel ends
   SY_CLOCK_MARK;  // 2: warp 0's fan-out of its records
   // Padding rows [offsets[e] + rows of e, offsets[e + 1]), at most A - 1 an expert: a thread a row
   // writes its meta (-1, -1, -1, e); x and scales are left as they are (the protocol leaves them
@@ -128,7 +141,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
 
 cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, int budget, cudaStream_t stream) {
   const SyParams& p = ctx.p;
-  const int smem = recvTablesSmemBytes(p.localExperts(), p.ranks());
+  const int smem = contigRecvSmemBytes(p.localExperts(), p.ranks());
   cudaError_t rc = cudaFuncSetAttribute(contigRecvKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != cudaSuccess) return rc;
   contigRecvKernel<<<budget < 1 ? 1 : budget, kThreads, smem, stream>>>(ctx);
