@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-lean-recv-shapes-by-world";
+const RECORD = "results/2026-11-26-unzeroed-padding-bulk-fanout";
 /** One bench JSON per run of the record, in the order the tables list them. */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
@@ -184,7 +184,7 @@ const LATER = [];
 /**
  * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
  * tokens, impl[, json])`, `fp8` the fp8-in run); the others are the records' they name
- * (results/2026-11-26-lean-recv-shapes-by-world and the records it links).
+ * (results/2026-11-26-unzeroed-padding-bulk-fanout and the records it links).
  */
 function reasons(at, fp8) {
   const m = (p, phase) => p.phases[phase].median;
@@ -194,31 +194,34 @@ function reasons(at, fp8) {
   const [c8, h8] = [at("contiguous", 4096, "switchyard", fp8), at("contiguous", 4096, "deepep-ht", fp8)];
   return [
     "- **Masked, 1 token.** Each stage kernel is a chain of dependent steps inside one block; the phase",
-    "  stamps (record stage-kernels, 2 × H200) put dispatch send at 10.2 µs in block 0 (plan 3.8, one",
-    "  token's rows and records 4.9), dispatch recv at 7.0 (tables with the wait 3.5, placing one record",
-    "  3.6; the lean receive of this record places records while one block builds the tables: −1.2 µs),",
-    "  and each stage's event-to-event time 4 to 7 µs above that (the launch, the other blocks, the",
-    `  kernel's end). Against DeepEP's kernels in this run the sends are ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs slower, the`,
-    `  receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")}. DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
+    "  stamps of this record (rank 0, block 0) put dispatch send at 11.4 µs (plan 3.6, one token's rows",
+    "  and records 5.0, the signals 2.2), dispatch recv at 5.2 (the signals 0.9, placing the record 4.2),",
+    "  combine send at 9.5 and combine recv at 4.3, and each stage's event-to-event time 5 to 8 µs above",
+    "  that (the launch, the other blocks, the kernel's end; an SM budget does not move it: one token",
+    `  uses one to three blocks). Against DeepEP's kernels in this run the sends are ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs slower,`,
+    `  the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")}. DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
     "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
-    `  crosses NVLink instead of one row per (token, expert)); ${us(s128, "combine")} µs in this run against the 36 target (37.2 on`,
-    `  2 × H100, record combine-send-instructions). Dispatch: the send ${gap(s128, d128, "dispatchSend")} µs and the receive ${gap(s128, d128, "dispatchRecv")} µs behind DeepEP's here`,
-    "  (a negative gap is ahead): DeepEP's receiver only waits and copies (its sender claims the",
-    "  row in the destination's packed layout), Switchyard's builds the tables and fans a token out to its",
-    "  local experts (a token crosses once per rank).",
+    `  crosses NVLink instead of one row per (token, expert)); ${us(s128, "combine")} µs in this run against the 36 target.`,
+    `  Dispatch: the send ${gap(s128, d128, "dispatchSend")} µs and the receive ${gap(s128, d128, "dispatchRecv")} µs behind DeepEP's here (a negative gap is`,
+    "  ahead; on 2 × H200 in the lean-receive record it was level): DeepEP's receiver only waits and",
+    "  copies (its sender claims the row in the destination's packed layout), Switchyard's places a",
+    "  token's row at each of its local experts (a token crosses once per rank).",
     "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
-    `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}. The`,
-    "  dispatch's own bytes bound it at 24 SMs: the send reads the input and writes every local expert row",
-    "  and one row a token to the peer, the receive fans the peer's rows out and zeroes the padding, 392 MB",
-    "  a rank in all; at the best rate its kernels reach through 24 SMs (1.4 TB/s, the padding's stores)",
-    "  that is 280 µs (260 with fp8 input) before the plan, above the 260 / 230 targets (phase stamps:",
-    "  plan and count exchange 47 µs, rows 224, fan-out 100, padding 43). The",
+    `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}, with the`,
+    "  per-expert layout DeepEP's caller still has to build. The dispatch's own bytes bound it at 24 SMs:",
+    "  the send reads the input and writes every local expert row and one row a token to the peer, the",
+    "  receive fans the peer's rows out (padding rows now get their meta alone: the protocol leaves their",
+    "  x and scales unspecified, −50 µs), 332 MB a rank in all (302 with fp8 input); at the best rate its",
+    "  kernels reach through 24 SMs (1.4 TB/s of stores) that is 237 µs (216) before the plan and the",
+    "  count exchange (47 µs in the stamps), above the 260 / 230 targets. Stores issued by the SM's copy",
+    "  engine from shared memory instead of by the warps took the fan-out −7 µs and the send's rows",
+    "  nothing (+1 to +6 µs): the bytes, not how they are issued. The",
     "  combine send is bound by issuing and fetching instructions, not by NVLink (8 SMs already write",
     "  361 GB/s): Nsight Compute counted 6.25 warp instructions per bf16 value read (8.1 before the",
     "  hardware's bf16 packing) and 20 % of stalls on instruction fetch; the send's work alone, in a probe",
     "  on 2 × H100 (record combine-send-instructions), takes 370 µs on 24 SMs",
     "  with 4 rows a record and 518 with 1 to 8 as routed, so combine <= 450 µs is out of reach at 24",
-    "  SMs with the local reduction at the sender.",
+    "  SMs with the local reduction at the sender (this record's NaN-patching packer: send −34 µs).",
   ];
 }
 

@@ -20,7 +20,7 @@ PHASES = {
     "combineSend": ("record counts", "warp 0's partials", "the other warps + fence", "signals"),
     "combineRecv": ("warp 0 polls every signal", "warp 0's sums", "the other warps, check + fence", "step advance"),
     "contigSend": ("this block's plan", "every rank's counts, row starts", "warp 0's rows and records", "the other warps + fence", "signals"),
-    "contigRecv": ("tables (the wait, counts, scans)", "warp 0's fan-out", "warp 0's padding", "the counts named"),
+    "contigRecv": ("tables (the wait, counts, scans)", "warp 0's fan-out", "padding rows' meta (warp 0's threads)", "the counts named"),
 }
 
 

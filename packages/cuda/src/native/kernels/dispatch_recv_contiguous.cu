@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     const uint64_t row = static_cast<uint64_t>(t.offsets[e] + rows) + item % (A - 1);
     if (row < static_cast<uint64_t>(t.offsets[e + 1])) outMeta[row] = make_int4(-1, -1, -1, e);
   }
-  SY_CLOCK_MARK;  // 3: warp 0's padding rows
+  SY_CLOCK_MARK;  // 3: warp 0's threads' padding rows' meta
   addNamed(c, t);
   SY_CLOCK_END("contigRecv", stepEpoch(c.state));
 }
