@@ -15,11 +15,12 @@ from statistics import median
 
 WARMUP = 50
 PHASES = {
-    "dispatchSend": ("plan", "count words", "warp 0's rows and records", "the other warps + fence", "signals"),
+    "dispatchSend": ("plan: setup, tokens before the chunk", "plan: the walk", "plan: barrier, totals", "count words", "warp 0's rows and records", "the other warps + fence", "signals"),
     "dispatchRecv": ("tables (wait, counts, scans), or the signals (lean)", "placement (warp 0's view)"),
     "combineSend": ("record counts", "warp 0's partials", "the other warps + fence", "signals"),
     "combineRecv": ("warp 0 polls every signal", "warp 0's sums", "the other warps, check + fence", "step advance"),
-    "contigSend": ("this block's plan", "every rank's counts, row starts", "warp 0's rows and records", "the other warps + fence", "signals"),
+    "contigSend": ("plan: setup, tokens before the chunk", "plan: the walk", "plan: barrier, totals",
+                   "every rank's counts, row starts", "warp 0's rows and records", "the other warps + fence", "signals"),
     "contigRecv": ("tables (the wait, counts, scans)", "warp 0's fan-out", "padding rows' meta (warp 0's threads)", "the counts named"),
 }
 

@@ -75,11 +75,13 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
   bool failed = __syncthreads_or(hasError(c.state));  // block-uniform
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
   const bool lastChunk = b == nb - 1;
-  if (!failed) failed = !planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan, oneStage ? sEntries : nullptr,
-                                     kPuts ? sRecRange : nullptr);
+  if (!failed) {
+    failed = !planChunk(c, topkIdx, T, t0, t1, lastChunk, sPlan, oneStage ? sEntries : nullptr,
+                        kPuts ? sRecRange : nullptr, [&] { SY_CLOCK_MARK; });
+  }
 
   if (!failed) {
-    SY_CLOCK_MARK;  // 1: the plan
+    SY_CLOCK_MARK;  // 3: the plan's end (1 and 2 inside planChunk)
     if (lastChunk) {
       // The step's counts are known here (sPlan[0, E) = rows per expert): stored now, relaxed, so
       // the stage's end only fences and releases dispatchSignal (the receiver acquires it first).
@@ -88,7 +90,7 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
         storeCountWord<kPuts>(c, d, e, L, encodeSignal(epoch, static_cast<uint32_t>(sPlan[d * L + e])));
       }
     }
-    SY_CLOCK_MARK;  // 2: the count words
+    SY_CLOCK_MARK;  // 4: the count words
     for (int item = warp; item < items; item += kWarps) {
       const int t = t0 + item / spans;
       const int span = item % spans;
@@ -148,9 +150,9 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
   }
   completeBlockPuts<kPuts>(c);
 
-  SY_CLOCK_MARK;  // 3: warp 0's rows and records
+  SY_CLOCK_MARK;  // 5: warp 0's rows and records
   const bool last = lastBlockDone(c.state, DONE_SEND, false, nb);
-  SY_CLOCK_MARK;  // 4: every warp's, fenced
+  SY_CLOCK_MARK;  // 6: every warp's, fenced
   if (!last || failed) {
     SY_CLOCK_END("dispatchSend", epoch);
     return;

@@ -68,8 +68,8 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   bool ok = !__syncthreads_or(hasError(c.state));  // block-uniform
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
   int* sRecRange = sMem + contigSendReused(p) / 4;  // [2R] put path
-  if (ok) ok = planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem, nullptr, kPuts ? sRecRange : nullptr);
-  SY_CLOCK_MARK;  // 1: this block's plan
+  if (ok) ok = planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem, nullptr, kPuts ? sRecRange : nullptr, [&] { SY_CLOCK_MARK; });
+  SY_CLOCK_MARK;  // 3: this block's plan (1 and 2 inside planChunk)
 
   if (ok) {
     if (lastChunk) {
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
     }
     ok = !hasError(c.state);
   }
-  SY_CLOCK_MARK;  // 2: every rank's counts and the row starts
+  SY_CLOCK_MARK;  // 4: every rank's counts and the row starts
 
   if (ok) {
     const uint64_t rowBytes = p.rowBytes();
@@ -220,9 +220,9 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
     }
   }
   completeBlockPuts<kPuts>(c);
-  SY_CLOCK_MARK;  // 3: warp 0's rows and records
+  SY_CLOCK_MARK;  // 5: warp 0's rows and records
   const bool last = lastBlockDone(c.state, DONE_SEND);
-  SY_CLOCK_MARK;  // 4: every warp's, fenced
+  SY_CLOCK_MARK;  // 6: every warp's, fenced
   if (!last || hasError(c.state)) {
     SY_CLOCK_END("contigSend", epoch);
     return;

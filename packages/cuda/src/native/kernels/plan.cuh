@@ -144,9 +144,15 @@ __device__ inline void walkGroupWide(const SyCtx& c, const int* row, const int* 
 /// topkIdx [T, K] is good; otherwise records E_BAD_INPUT for the first bad entry and returns false
 /// (the plan is then meaningless: the caller stores nothing).
 /// `recRange` (put path, shared memory [2R] or null): this chunk's records to each rank, as the
-/// range [recRange[d], recRange[R + d]) of that rank's record numbers.
+/// range [recRange[d], recRange[R + d]) of that rank's record numbers. `mark()` is called after the
+/// tokens before the chunk are counted and after the walk (the kernel's phase stamps in profiling
+/// builds: phase_clock.cuh; nothing otherwise).
+struct NoMark {
+  __device__ void operator()() const {}
+};
+template <typename Mark = NoMark>
 __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, int t0, int t1, bool last, int* smem,
-                                 int* entries = nullptr, int* recRange = nullptr) {
+                                 int* entries = nullptr, int* recRange = nullptr, Mark mark = {}) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), E = p.experts(), dp = p.dpSize();
   const int mine = c.rank % dp;
@@ -198,6 +204,7 @@ __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
       if (first) atomicAdd(&recs[r], 1);
     }
   }
+  mark();  // the tokens before the chunk counted (this thread's share)
   if (recRange != nullptr) {  // the counters now hold the records before the chunk
     __syncthreads();
     for (int i = threadIdx.x; i < R; i += blockDim.x) recRange[i] = recs[i];
@@ -253,6 +260,7 @@ __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
       }
     }
   }
+  mark();  // the walk (warp 0's view)
   __syncthreads();
   const unsigned long long bad = sBad;
   for (int i = threadIdx.x; i < R && recRange != nullptr; i += blockDim.x) recRange[R + i] = recs[i];
