@@ -164,7 +164,8 @@ SY_API int sy_endpoint_memory(const sy_endpoint* ep, uint64_t* device_bytes, uin
  * below); y [T, hidden] bf16.
  * Output of dispatch recv: recvX / recvScales / recvMeta (sy_endpoint_region). Masked: expert e's
  * rows packed at the front of its block [e * R * M, ...), counts in sy_endpoint_counts. Contiguous:
- * expert blocks padded to expertAlignment, written in place by the senders (symmetric recvX).
+ * expert blocks padded to expertAlignment, written in place by the senders (symmetric recvX); a
+ * padding row's recvMeta is (-1, -1, -1, e), its recvX and recvScales are unspecified.
  * Contiguous dispatch send waits on the device (bounded by timeout_ns, stage 3) until every rank's
  * counts of the step have arrived, so every rank must call it; the host never waits.
  * topk_idx is device memory the host does not read: dispatch send's kernel checks every entry (in

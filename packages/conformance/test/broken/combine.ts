@@ -43,6 +43,39 @@ export const combineSwap = brokenBackend(
     })(inner),
 );
 
+/**
+ * Contiguous: reads each expert block's first padding row where its last row should be (a combine
+ * that indexes rows by the padded block's size instead of its count): the expert output there,
+ * which the suite fills with NaN as rows that carry no token, reaches y.
+ */
+export const readsPadding = brokenBackend(
+  "combine-reads-padding",
+  (inner) =>
+    new (class extends ForwardingSession {
+      private readonly results = new Map<number, DispatchResult>();
+      override async dispatchRecv(rank: number): Promise<DispatchResult> {
+        const r = await this.inner.dispatchRecv(rank);
+        this.results.set(rank, r);
+        return r;
+      }
+      override combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
+        const r = this.results.get(rank);
+        const H = this.config.hidden;
+        if (!r || this.config.layout !== "contiguous") return this.inner.combineSend(rank, expertOut);
+        const out = expertOut.slice();
+        const rows = r.meta.length / 4;
+        for (let e = 0; e < r.expertCounts.length; e++) {
+          const n = r.expertCounts[e];
+          const last = r.expertOffsets[e] + n - 1;
+          const pad = last + 1;
+          if (n === 0 || pad >= rows || r.meta[pad * 4] !== -1) continue;
+          out.set(expertOut.subarray(pad * H, (pad + 1) * H), last * H);
+        }
+        return this.inner.combineSend(rank, out);
+      }
+    })(inner),
+);
+
 /** With DP groups, only the token's owner gets its combined row; the group's other ranks get zeros. */
 export const ownerOnly = brokenBackend(
   "dp-owner-only",

@@ -3,8 +3,12 @@ import { defineConfig, type EpConfig } from "@switchyard/core";
 /**
  * The configs the GPU checks run at `ranks` ranks (checks, checks --layout contiguous, baseline):
  * bf16 passthrough, a hidden size that is not a multiple of 8 (the kernels' narrow-vector paths),
- * bf16 -> fp8 quantisation, fp8 input, DP groups; contiguous adds expert alignments and a world
- * large enough that the route takes two chunks (M 700) with alignment 128 as in the bench.
+ * bf16 -> fp8 quantisation, fp8 input, DP groups; contiguous adds expert alignments, a world
+ * large enough that the route takes two chunks (M 700) with alignment 128 as in the bench, and
+ * the bench's rows (hidden 7168): bf16 rows of 14 KB, which the receive's fan-out copies through
+ * its 8 KB buffer in two bulk copies when a warp holds a whole row (M 512) and from 2 KB into the
+ * row when few rows are spread over the warps (M 8), and fp8 rows of 8,320 bytes (a 128-byte
+ * second copy).
  */
 export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): EpConfig[] {
   const contiguous = layout === "contiguous";
@@ -75,6 +79,34 @@ export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): Ep
         dispatchDtype: "fp8-e4m3",
         layout,
         expertAlignment: 128,
+      }),
+      defineConfig({
+        ranks,
+        experts: 8 * ranks,
+        topK: 8,
+        hidden: 7168,
+        maxTokensPerRank: 512,
+        layout,
+        expertAlignment: 128,
+      }),
+      defineConfig({
+        ranks,
+        experts: 8 * ranks,
+        topK: 8,
+        hidden: 7168,
+        maxTokensPerRank: 8,
+        layout,
+        expertAlignment: 16,
+      }),
+      defineConfig({
+        ranks,
+        experts: 8 * ranks,
+        topK: 4,
+        hidden: 8320,
+        maxTokensPerRank: 512,
+        dispatchDtype: "fp8-e4m3",
+        layout,
+        expertAlignment: 64,
       }),
     );
   }

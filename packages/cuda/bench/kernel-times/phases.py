@@ -21,7 +21,7 @@ PHASES = {
     "combineRecv": ("warp 0 polls every signal", "warp 0's sums", "the other warps, check + fence", "step advance"),
     "contigSend": ("plan: setup, tokens before the chunk", "plan: the walk", "plan: barrier, totals",
                    "every rank's counts, row starts", "warp 0's rows and records", "the other warps + fence", "signals"),
-    "contigRecv": ("tables (the wait, counts, scans)", "warp 0's fan-out", "padding rows' meta (warp 0's threads)", "the counts named"),
+    "contigRecv": ("tables (the wait, counts, scans)", "warp 0's fan-out", "padding rows' meta (thread 0's share)", "the counts named"),
 }
 
 

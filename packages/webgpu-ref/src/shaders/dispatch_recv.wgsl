@@ -3,7 +3,8 @@
 //
 // fan:   packed row n <- its record's payload (masked dispatchX[s][j]; contiguous the first entry's
 //        row of recvX, where the sender put it), its scales, and meta (s, srcToken, slot, e); a
-//        padding row (contiguous) <- zeros and meta (-1, -1, -1, e). Into the outbox, rows padded
+//        padding row (contiguous) <- zeros (the protocol leaves its x and scales unspecified) and
+//        meta (-1, -1, -1, e). Into the outbox, rows padded
 //        to whole words: the host reads it back as the result.
 // place: the outbox rows into the output regions: masked recvX / recvScales / recvMeta (local) at
 //        the entry's row e R M + sum over s' < s of count[s'][e] + index; contiguous recvX /

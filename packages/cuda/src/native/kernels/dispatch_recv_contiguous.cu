@@ -44,13 +44,13 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  extern __shared__ int sMem[];
+  extern __shared__ __align__(128) int sMem[];  // the bulk copies' buffers 16-byte, the mbarriers 8-byte aligned
   SY_CLOCK_BEGIN(c.rank);
   const RecvTables t = carveRecvTables(sMem, L, R);
   uint8_t* smemBytes = reinterpret_cast<uint8_t*>(sMem);
   uint64_t* bar = reinterpret_cast<uint64_t*>(smemBytes + fanBarriersAt(L, R) + warp * 16);
   uint8_t* buf = smemBytes + fanBuffersAt(L, R) + warp * kFanBytes;
-  if (lane == 0) mbarInit(bar);  // ordered before its use by buildRecvTables' block barriers
+  if (lane == 0) mbarInit(bar);  // this lane alone uses it, after fence.mbarrier_init
   if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
   if (lane == 0) fenceProxyAsync();  // the rows the tables' acquire made visible, to the bulk loads
   uint32_t parity = 0;
@@ -80,13 +80,13 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     const uint64_t row0 = __shfl_sync(kFullMask, row, 0);
     const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, mark, r.n, lane) : 0;  // checked after the copy
     const bool fan = s != c.rank && r.n > 1;
-    // The span's bytes kFanVecs vectors a lane at a time: 4 KB of loads in flight a warp before its
-    // stores (3 µs less than 2 KB at contiguous 4096; the fan-out is bound by the bytes it moves).
+    // The span's bytes kFanBytes at a time through the warp's buffer by bulk copies (lane 0), else
+    // (rows not 16-byte multiples, or an architecture before sm_90) by the warp's own copies.
     const uint64_t s0 = static_cast<uint64_t>(p0) * kPieceBytes, s1 = min(rowBytes, static_cast<uint64_t>(p1) * kPieceBytes);
     for (uint64_t b0 = s0; b0 < s1 && fan; b0 += kFanBytes) {
       const uint8_t* src = outX + row0 * rowBytes;
       const uint64_t b1 = min(s1, b0 + kFanBytes);
-      if (vec) {
+      if (vec && SY_BULK_COPIES) {
         if (lane == 0) {
           bulkWaitRead();  // the buffer's last stores have read it
           bulkLoad(buf, src + b0, static_cast<uint32_t>(b1 - b0), bar);
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
     const uint64_t row = static_cast<uint64_t>(t.offsets[e] + rows) + item % (A - 1);
     if (row < static_cast<uint64_t>(t.offsets[e + 1])) outMeta[row] = make_int4(-1, -1, -1, e);
   }
-  SY_CLOCK_MARK;  // 3: warp 0's threads' padding rows' meta
+  SY_CLOCK_MARK;  // 3: thread 0's share of the padding rows' meta
   addNamed(c, t);
   SY_CLOCK_END("contigRecv", stepEpoch(c.state));
 }
