@@ -1,5 +1,5 @@
 import { type DispatchResult, deliveredRows, ownerOf, type RankInput } from "@switchyard/core";
-import { brokenBackend, copyResult, ForwardingSession, valid } from "./wrap.js";
+import { brokenBackend, copyResult, ForwardingSession, RememberingSession, valid } from "./wrap.js";
 
 /** Weighs slot k with the weight of slot k+1 (mod K). */
 export const wrongWeight = brokenBackend(
@@ -19,13 +19,7 @@ export const wrongWeight = brokenBackend(
 export const combineSwap = brokenBackend(
   "combine-swapped-homes",
   (inner) =>
-    new (class extends ForwardingSession {
-      private readonly results = new Map<number, DispatchResult>();
-      override async dispatchRecv(rank: number): Promise<DispatchResult> {
-        const r = await this.inner.dispatchRecv(rank);
-        this.results.set(rank, r);
-        return r;
-      }
+    new (class extends RememberingSession {
       override combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
         const r = this.results.get(rank);
         const H = this.config.hidden;
@@ -51,13 +45,7 @@ export const combineSwap = brokenBackend(
 export const readsPadding = brokenBackend(
   "combine-reads-padding",
   (inner) =>
-    new (class extends ForwardingSession {
-      private readonly results = new Map<number, DispatchResult>();
-      override async dispatchRecv(rank: number): Promise<DispatchResult> {
-        const r = await this.inner.dispatchRecv(rank);
-        this.results.set(rank, r);
-        return r;
-      }
+    new (class extends RememberingSession {
       override combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
         const r = this.results.get(rank);
         const H = this.config.hidden;

@@ -51,6 +51,17 @@ export class ForwardingSession implements Session {
   }
 }
 
+/** A ForwardingSession that keeps each rank's last dispatch result, for bugs planted in combine. */
+export class RememberingSession extends ForwardingSession {
+  protected readonly results = new Map<number, DispatchResult>();
+
+  override async dispatchRecv(rank: number): Promise<DispatchResult> {
+    const r = await this.inner.dispatchRecv(rank);
+    this.results.set(rank, r);
+    return r;
+  }
+}
+
 /** The reference backend's capabilities without `combineWeights: "home"`: what most broken backends declare. */
 export const EXPERT_WEIGHTS_ONLY: Capabilities = Object.freeze({
   ...referenceBackend.capabilities,
