@@ -8,7 +8,8 @@ import { defineConfig, type EpConfig } from "@switchyard/core";
  * the bench's rows (hidden 7168): bf16 rows of 14 KB, which the receive's fan-out copies through
  * its 8 KB buffer in two bulk copies when a warp holds a whole row (M 512) and from 2 KB into the
  * row when few rows are spread over the warps (M 8), and fp8 rows of 8,320 bytes (a 128-byte
- * second copy).
+ * second copy). Masked adds the bench's rows too: fp8 dispatch of bf16 input at 128 tokens and
+ * bf16 at 8, few enough tokens that the send and the receive cut rows into 512-byte pieces.
  */
 export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): EpConfig[] {
   const contiguous = layout === "contiguous";
@@ -66,6 +67,20 @@ export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): Ep
         layout,
         expertAlignment: a(2),
       }),
+    );
+  }
+  if (!contiguous) {
+    configs.push(
+      defineConfig({
+        ranks,
+        experts: 8 * ranks,
+        topK: 8,
+        hidden: 7168,
+        maxTokensPerRank: 128,
+        dispatchDtype: "fp8-e4m3",
+        layout,
+      }),
+      defineConfig({ ranks, experts: 8 * ranks, topK: 8, hidden: 7168, maxTokensPerRank: 8, layout }),
     );
   }
   if (contiguous) {

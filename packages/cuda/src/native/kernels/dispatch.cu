@@ -36,13 +36,25 @@ struct SendInputs {
   const float* topkWeights;
   int tokens;
   int chunk;  ///< tokens a block of the send
+  bool small;  ///< pieces of 512 bytes (dispatch_send.cuh: smallPieces)
 };
+
+/// The send stage with the piece size the host chose.
+template <bool kPuts>
+__device__ inline void sendStage(const SyCtx& c, const SendInputs& in, int nb, int b) {
+  if (in.small) {
+    dispatch_send_stage::run<kPuts, 1>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk, nb, b);
+  } else {
+    dispatch_send_stage::run<kPuts, kPieceVecs>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk, nb,
+                                                b);
+  }
+}
 
 template <bool kPuts, bool kLean>
 __global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int sendBlocks, int recvBlocks, int phases) {
   const int b = static_cast<int>(blockIdx.x);
   if ((phases & 1) != 0 && b < sendBlocks) {
-    dispatch_send_stage::run<kPuts>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk, sendBlocks, b);
+    sendStage<kPuts>(c, in, sendBlocks, b);
   }
   if (phases == 3) __syncthreads();  // the receive reuses the send's shared memory
   if ((phases & 2) != 0 && b < recvBlocks) dispatch_recv_stage::run<kLean>(c, recvBlocks, b);
@@ -51,8 +63,7 @@ __global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int
 /// Dispatch send alone (a stage call): grid = the send's blocks.
 template <bool kPuts>
 __global__ void __launch_bounds__(kThreads) dispatch_send(SyCtx c, SendInputs in) {
-  dispatch_send_stage::run<kPuts>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk,
-                                  static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
+  sendStage<kPuts>(c, in, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
 }
 
 /// Dispatch recv alone (a stage call): grid = the receive's blocks.
@@ -65,10 +76,15 @@ __global__ void __launch_bounds__(kThreads) dispatch_recv(SyCtx c) {
 
 namespace {
 
-/// The send's grid (every block has tokens; the last one ends at T) and its chunk.
-void sendGrid(const SyCtx& ctx, int numTokens, int* blocks, int* chunk) {
-  const uint64_t items = static_cast<uint64_t>(numTokens) * piecesPerRow(ctx.p.rowBytes());
-  *blocks = stageBlocks(ctx, items, 0);
+/// The send's grid (every block has tokens; the last one ends at T), its chunk and piece size:
+/// with small pieces a block a token while the tokens fit one wave, else a block per kWarps pieces.
+void sendGrid(const SyCtx& ctx, int numTokens, int* blocks, int* chunk, bool* small) {
+  *small = dispatch_send_stage::smallPieces(ctx.p.rowBytes(), numTokens, ctx.maxBlocks);
+  if (*small) {
+    *blocks = numTokens < ctx.maxBlocks ? numTokens : ctx.maxBlocks;
+  } else {
+    *blocks = stageBlocks(ctx, static_cast<uint64_t>(numTokens) * piecesPerRow(ctx.p.rowBytes()), 0);
+  }
   *chunk = chunkTokens(numTokens, *blocks);
   *blocks = numTokens > 0 ? (numTokens + *chunk - 1) / *chunk : 1;
 }
@@ -110,10 +126,11 @@ int stageBlocks(const SyCtx& ctx, uint64_t items, int budget) {
 cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
                            const float* topkWeights, int numTokens, int phases, cudaStream_t stream) {
   const SyParams& p = ctx.p;
-  kernels::SendInputs in{static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr, topkIdx, topkWeights, numTokens, 1};
+  kernels::SendInputs in{static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr, topkIdx, topkWeights, numTokens, 1,
+                        false};
   int sendBlocks = 0, recvBlocks = 0, smem = 0;
   if ((phases & 1) != 0) {
-    sendGrid(ctx, numTokens, &sendBlocks, &in.chunk);
+    sendGrid(ctx, numTokens, &sendBlocks, &in.chunk, &in.small);
     smem = sendSmem(ctx);
   }
   if ((phases & 2) != 0) {

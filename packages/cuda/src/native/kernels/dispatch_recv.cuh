@@ -39,16 +39,16 @@ constexpr int kLeanRanks = 8;
 inline bool leanReceive(const SyCtx& ctx) { return ctx.p.ranks() <= kLeanRanks && ctx.maxBlocks >= 2; }
 
 /// Places the step's records on blocks [0, nb) (this is block b): a warp a record, or a span of
-/// its 2 KB pieces. `recStart` [R + 1]: the records' prefix by source; read(rec, s, j, report, lane)
+/// its pieces of V * 512 bytes. `recStart` [R + 1]: the records' prefix by source; read(rec, s, j, report, lane)
 /// reads and checks record j of s and gives it with the output row of the lane's entry.
-template <typename Read>
-__device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read) {
+template <int V, typename Read>
+__device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read) {
   const SyParams& p = c.p;
   const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint64_t mark = stepMark(c.state);
   const uint64_t rowBytes = p.rowBytes();
-  const int pieces = piecesPerRow(rowBytes);
+  const int pieces = piecesPerRow(rowBytes, V * 512);
   const int spans = spansFor(recStart[R], pieces, nb * kWarps);
   const uint64_t items = static_cast<uint64_t>(recStart[R]) * spans;
   uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
@@ -72,19 +72,19 @@ __device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* na
     const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, mark, r.n, lane) : 0;  // checked after the copy
     const uint8_t* src = inX + slot * rowBytes;
     for (int piece = p0; piece < p1; ++piece) {
-      const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
-      const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
+      const uint64_t b0 = static_cast<uint64_t>(piece) * V * 512;
+      const uint64_t b1 = min(rowBytes, b0 + V * 512);
       if (vec) {
-        uint4 v[kPieceVecs];
+        uint4 v[V];
 #pragma unroll
-        for (int i = 0; i < kPieceVecs; ++i) {
+        for (int i = 0; i < V; ++i) {
           const uint64_t o = b0 + i * 512 + lane * 16;
           v[i] = o < b1 ? *reinterpret_cast<const uint4*>(src + o) : make_uint4(0, 0, 0, 0);
         }
         for (int i = 0; i < r.n; ++i) {
           uint8_t* dst = outX + __shfl_sync(kFullMask, row, i) * rowBytes;
 #pragma unroll
-          for (int u = 0; u < kPieceVecs; ++u) {
+          for (int u = 0; u < V; ++u) {
             const uint64_t o = b0 + u * 512 + lane * 16;
             if (o < b1) *reinterpret_cast<uint4*>(dst + o) = v[u];
           }
@@ -106,6 +106,22 @@ __device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* na
     reportTaken(prior, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
     if (lane == 0) atomicAdd(&named[s], r.n);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
+  }
+}
+
+/// placeRecordsBy with pieces of 512 bytes when the step's records are so few that every such piece
+/// has a warp of the placing blocks (more warps share a record; each runs a quarter of the code),
+/// else of kPieceBytes. The lean receive's (in the table-first receive's registers the second
+/// instantiation spilled).
+template <typename Read>
+__device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read) {
+  const uint64_t rowBytes = c.p.rowBytes();
+  const int small = piecesPerRow(rowBytes, 512);
+  if (small > piecesPerRow(rowBytes) &&
+      static_cast<uint64_t>(recStart[c.p.ranks()]) * small <= static_cast<uint64_t>(nb) * kWarps) {
+    placeRecordsBy<1>(c, recStart, named, nb, b, read);
+  } else {
+    placeRecordsBy<kPieceVecs>(c, recStart, named, nb, b, read);
   }
 }
 
@@ -138,7 +154,7 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
     }
     SY_CLOCK_MARK;  // 1: the tables
     const int32_t* count = t.count;
-    placeRecords(c, t.recStart, t.named, nb, b,
+    placeRecordsBy<kPieceVecs>(c, t.recStart, t.named, nb, b,
                  [&](const int32_t* rec, int s, int j, bool report, int lane, uint64_t* row) {
                    const RecordView r = readRecord(rec, s, j, p, count, c.state, S_DISPATCH_RECV, report, lane);
                    *row = r.ok && lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;

@@ -36,8 +36,20 @@ namespace dispatch_send_stage {
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
-/// The stage, run by blocks [0, nb) of the dispatch kernel (dispatch.cu); this is block b.
-template <bool kPuts>
+/// Whether the send cuts rows into pieces of one vector a lane (512 bytes) rather than four: when
+/// the step's tokens are so few that every such piece still has a warp of its own in one wave of
+/// blocks, and the cut gives more pieces. A warp's piece is then a quarter of the arithmetic (the
+/// fp8 cast) and of the code: at one token the send is bound by one warp's serial work and by
+/// fetching its instructions, cold at each launch (docs/design.md).
+__host__ __device__ inline bool smallPieces(uint64_t rowBytes, int tokens, int maxBlocks) {
+  const int small = piecesPerRow(rowBytes, 512);
+  return small > piecesPerRow(rowBytes) &&
+         static_cast<uint64_t>(tokens) * small <= static_cast<uint64_t>(maxBlocks) * kWarps;
+}
+
+/// The stage, run by blocks [0, nb) of the dispatch kernel (dispatch.cu); this is block b. V: the
+/// 16-byte vectors a lane of a piece (smallPieces: 1, else kPieceVecs).
+template <bool kPuts, int V>
 __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScales, const int32_t* topkIdx,
                            const float* topkWeights, int T, int chunk, int nb, int b) {
   const SyParams& p = c.p;
@@ -50,7 +62,7 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
   const int t0 = min(T, static_cast<int>(b) * chunk);
   const int t1 = min(T, t0 + chunk);
   const uint64_t rowBytes = p.rowBytes();
-  const int pieces = piecesPerRow(rowBytes);
+  const int pieces = piecesPerRow(rowBytes, V * 512);
   const int spans = spansFor(t1 - t0, pieces, kWarps);
   const int items = (t1 - t0) * spans;
   // A warp a piece (one token, or a few): the warp's input is fetched into L2 now, while the plan
@@ -63,7 +75,7 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
   float preW = 0.0f;
   if (early) {
     const int t = t0 + warp / spans;
-    prefetchPiece(p, x, t, warp % spans * pieces / spans, lane);
+    prefetchPiece<V>(p, x, t, warp % spans * pieces / spans, lane);
     if (lane < K) {
       preEx = topkIdx[static_cast<uint64_t>(t) * K + lane];
       preW = topkWeights != nullptr ? topkWeights[static_cast<uint64_t>(t) * K + lane] : 0.0f;
@@ -123,7 +135,7 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
              reinterpret_cast<float*>(peer + p.offset(R_DISPATCH_SCALES)) + slot * S);
         }
       };
-      if (p0 < p1) sendPieces(p, x, xScales, t, p0, p1, lane, each);
+      if (p0 < p1) sendPieces<V>(p, x, xScales, t, p0, p1, lane, each);
       if (p0 == 0) {
         for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
           const int l = __ffs(m) - 1;

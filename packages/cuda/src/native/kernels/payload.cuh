@@ -19,11 +19,13 @@
 namespace sy {
 
 /// Bytes of the dispatch row one warp writes per piece (4 x 512: four 16-byte vectors a lane).
+/// The masked send cuts rows into pieces of one vector a lane (512 bytes) when its tokens are few
+/// (dispatch_send.cuh: smallPieces): more warps share a row, and each runs a quarter of the code.
 constexpr int kPieceBytes = 2048;
 constexpr int kPieceVecs = kPieceBytes / 512;
 
-__host__ __device__ inline int piecesPerRow(uint64_t rowBytes) {
-  return rowBytes == 0 ? 1 : static_cast<int>((rowBytes + kPieceBytes - 1) / kPieceBytes);
+__host__ __device__ inline int piecesPerRow(uint64_t rowBytes, int pieceBytes = kPieceBytes) {
+  return rowBytes == 0 ? 1 : static_cast<int>((rowBytes + pieceBytes - 1) / pieceBytes);
 }
 
 /// Core's block scale exponent for a block whose largest finite |x| has bf16 magnitude bits `amax`:
@@ -115,21 +117,24 @@ __device__ inline bool payloadVectorised(const SyParams& p, const void* x) {
 
 /// One piece of a token's input in registers: bf16 (quantised on the way) as a[i], b[i] (16
 /// values a lane per 512 outputs), or a passthrough row's 16-byte vectors as a[i].
+/// V: 16-byte vectors a lane in a piece (pieces of V * 512 dispatch bytes).
+template <int V = kPieceVecs>
 struct PieceRegs {
-  uint4 a[kPieceVecs];
-  uint4 b[kPieceVecs];
+  uint4 a[V];
+  uint4 b[V];
 };
 
 /// Loads piece `piece` of token t (the fast paths; the unaligned passthrough loads in storePiece).
-__device__ inline void loadPiece(const SyParams& p, const uint8_t* x, int t, int piece, int lane, PieceRegs& r) {
+template <int V>
+__device__ inline void loadPiece(const SyParams& p, const uint8_t* x, int t, int piece, int lane, PieceRegs<V>& r) {
   const uint64_t rowBytes = p.rowBytes();
-  const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
-  const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
+  const uint64_t b0 = static_cast<uint64_t>(piece) * V * 512;
+  const uint64_t b1 = min(rowBytes, b0 + V * 512);
   if (p.quantize()) {
     // fp8 out: byte b of the row is element b; bf16 in at 2 bytes per element.
     const uint16_t* src = reinterpret_cast<const uint16_t*>(x) + static_cast<uint64_t>(t) * p.hidden();
 #pragma unroll
-    for (int i = 0; i < kPieceVecs; ++i) {
+    for (int i = 0; i < V; ++i) {
       const uint64_t e = b0 + i * 512 + lane * 16;
       r.a[i] = r.b[i] = make_uint4(0, 0, 0, 0);
       if (e < b1) {
@@ -140,7 +145,7 @@ __device__ inline void loadPiece(const SyParams& p, const uint8_t* x, int t, int
   } else if (payloadVectorised(p, x)) {
     const uint8_t* src = x + static_cast<uint64_t>(t) * rowBytes;
 #pragma unroll
-    for (int i = 0; i < kPieceVecs; ++i) {
+    for (int i = 0; i < V; ++i) {
       const uint64_t o = b0 + i * 512 + lane * 16;
       r.a[i] = o < b1 ? *reinterpret_cast<const uint4*>(src + o) : make_uint4(0, 0, 0, 0);
     }
@@ -148,11 +153,12 @@ __device__ inline void loadPiece(const SyParams& p, const uint8_t* x, int t, int
 }
 
 /// Fetches the input of piece `piece` of token t into L2 (a 128-byte line a lane; nothing waits).
+template <int V>
 __device__ inline void prefetchPiece(const SyParams& p, const uint8_t* x, int t, int piece, int lane) {
   const uint64_t rowBytes = p.rowBytes();
   const uint64_t inPerOut = p.quantize() ? 2 : 1;  // bf16 in, fp8 out: two input bytes an output byte
-  const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes * inPerOut;
-  const uint64_t b1 = min(rowBytes * inPerOut, b0 + kPieceBytes * inPerOut);
+  const uint64_t b0 = static_cast<uint64_t>(piece) * V * 512 * inPerOut;
+  const uint64_t b1 = min(rowBytes * inPerOut, b0 + V * 512 * inPerOut);
   const uint8_t* row = x + static_cast<uint64_t>(t) * rowBytes * inPerOut;
   for (uint64_t o = b0 + static_cast<uint64_t>(lane) * 128; o < b1; o += 32 * 128) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(row + o));
@@ -162,22 +168,22 @@ __device__ inline void prefetchPiece(const SyParams& p, const uint8_t* x, int t,
 /// The warp writes piece `piece` of token t's dispatch row (and its scales) to every row `each`
 /// names, from `r` (loadPiece). Every lane calls it with the same arguments. H % 128 == 0 for fp8,
 /// so the 8 lanes of a 128-element block are all in range or all out.
-template <typename Each>
+template <int V, typename Each>
 __device__ inline void storePiece(const SyParams& p, const uint8_t* x, const float* xScales, int t, int piece,
-                                  int lane, const PieceRegs& r, Each each) {
+                                  int lane, const PieceRegs<V>& r, Each each) {
   const uint64_t rowBytes = p.rowBytes();
-  const uint64_t b0 = static_cast<uint64_t>(piece) * kPieceBytes;
-  const uint64_t b1 = min(rowBytes, b0 + kPieceBytes);
+  const uint64_t b0 = static_cast<uint64_t>(piece) * V * 512;
+  const uint64_t b1 = min(rowBytes, b0 + V * 512);
   const int S = p.scalesPerRow();
   if (p.quantize()) {
-    uint4 q[kPieceVecs];
-    float scale[kPieceVecs];
+    uint4 q[V];
+    float scale[V];
     const bool amaxScales = p.amaxScales();
 #pragma unroll
-    for (int i = 0; i < kPieceVecs; ++i) q[i] = quantize16(r.a[i], r.b[i], scale[i], amaxScales);
+    for (int i = 0; i < V; ++i) q[i] = quantize16(r.a[i], r.b[i], scale[i], amaxScales);
     each([&](uint8_t* rowX, float* rowS) {
 #pragma unroll
-      for (int i = 0; i < kPieceVecs; ++i) {
+      for (int i = 0; i < V; ++i) {
         const uint64_t e = b0 + i * 512 + lane * 16;
         if (e < b1) {
           *reinterpret_cast<uint4*>(rowX + e) = q[i];
@@ -191,7 +197,7 @@ __device__ inline void storePiece(const SyParams& p, const uint8_t* x, const flo
   if (payloadVectorised(p, x)) {
     each([&](uint8_t* rowX, float*) {
 #pragma unroll
-      for (int i = 0; i < kPieceVecs; ++i) {
+      for (int i = 0; i < V; ++i) {
         const uint64_t o = b0 + i * 512 + lane * 16;
         if (o < b1) *reinterpret_cast<uint4*>(rowX + o) = r.a[i];
       }
@@ -209,11 +215,11 @@ __device__ inline void storePiece(const SyParams& p, const uint8_t* x, const flo
 
 /// Pieces [p0, p1) of token t, one after the other (loads of a piece, then its stores: a second
 /// register buffer to overlap them spilled and measured slower, docs/design.md).
-template <typename Each>
+template <int V = kPieceVecs, typename Each>
 __device__ inline void sendPieces(const SyParams& p, const uint8_t* x, const float* xScales, int t, int p0, int p1,
                                   int lane, Each each) {
   for (int k = p0; k < p1; ++k) {
-    PieceRegs r;
+    PieceRegs<V> r;
     loadPiece(p, x, t, k, lane, r);
     storePiece(p, x, xScales, t, k, lane, r, each);
   }
