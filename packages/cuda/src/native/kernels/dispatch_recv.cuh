@@ -11,7 +11,7 @@
 //
 // One kernel. Every block builds the tables (recv_tables.cuh), or in the lean way (run, below) one
 // block builds them while the others place; then one warp per record (or per span of 2 KB pieces of
-// it when records are fewer than warps): lane i holds entry i, each piece is read once and stored at
+// it when records are fewer than warps; of 512 bytes in the lean way when they are very few): lane i holds entry i, each piece is read once and stored at
 // each entry's row (the fan-out); the first span's warp also copies the scales and writes the meta.
 // A bad record is a ProtocolError (E_BAD_RECORD) and is not placed.
 #pragma once

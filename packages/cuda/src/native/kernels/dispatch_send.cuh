@@ -16,7 +16,8 @@
 // One kernel. Each block takes a chunk of tokens: the plan (plan.cuh: indices and record numbers,
 // no grid-wide step), then one warp per (token, span of its row: the whole row when the block has
 // at least a token per warp, else 2 KB pieces spread over the warps, whose input is fetched into L2
-// before the plan): each 2 KB is read once,
+// before the plan; 512-byte pieces and a block a token when the step's tokens are few: smallPieces):
+// each piece is read once,
 // quantised in registers when bf16 goes out as fp8 (payload.cuh), and stored with 16-byte stores
 // into each destination's record slot; the first span's warp also writes the records. One system
 // fence per block; the block of the last chunk stores the counts once its plan has them, the last
