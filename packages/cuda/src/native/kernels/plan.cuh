@@ -138,6 +138,36 @@ __device__ inline void walkGroupWide(const SyCtx& c, const int* row, const int* 
   __syncwarp();
 }
 
+/// Warp 0's walk over a chunk of one token (the masked send's small pieces give a block a token):
+/// lane k is slot k. The slot's index among the source's rows of its expert is that expert's count
+/// before the token, and the token's record on a rank (at the rank's first slot) that rank's; then
+/// each count moves by one. The same numbers as walkGroup with one lane, in a few instructions: at
+/// a token a block the walk's code, fetched cold at each launch, is what it costs. A token naming
+/// an expert twice moves its count twice without an atomic; the other warps report that token and
+/// the plan is not used.
+__device__ inline void walkOne(const SyCtx& c, const int* row, const int* rrow, int t, bool active, int K, int* cnt,
+                               int* recs, int lane, int* se) {
+  const int ex = active && lane < K ? row[lane] : -1;
+  const int rk = ex >= 0 ? rrow[lane] : -1;
+  const uint32_t sameRank = __match_any_sync(kFullMask, rk);
+  const bool first = rk >= 0 && (sameRank & ((1u << lane) - 1u)) == 0;
+  if (ex >= 0) {
+    const uint64_t at = static_cast<uint64_t>(t) * K + lane;
+    const int entry = cnt[ex];
+    c.plan.entryIndex[at] = entry;
+    if (se != nullptr) se[lane] = entry;
+    if (first) {
+      const int record = recs[rk];
+      c.plan.recordIndex[at] = record;
+      if (se != nullptr) se[kPlanStage * K + lane] = record;
+    }
+  }
+  __syncwarp();
+  if (ex >= 0) cnt[ex] += 1;
+  if (first) recs[rk] += 1;
+  __syncwarp();
+}
+
 /// Block-collective. `last` = this block's chunk ends at T (it writes plan.totals). Every token's
 /// ids are checked on the way (topk_check.cuh): the block's chunk as it is staged, every other token
 /// in the loads that count the tokens before the chunk. Returns true in every thread when all of
@@ -248,6 +278,10 @@ __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
       continue;
     }
     const int lane = threadIdx.x;
+    if (n == 1) {
+      walkOne(c, ids, rks, s0, s0 % dp == mine, K, cnt, recs, lane, entries != nullptr && t1 - t0 == 1 ? entries : nullptr);
+      continue;
+    }
     for (int g = 0; g < n; g += 32) {
       const int i = g + lane;
       const int t = s0 + i;
