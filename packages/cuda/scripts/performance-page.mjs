@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-unzeroed-padding-bulk-fanout";
+const RECORD = "results/2026-11-26-small-pieces";
 /** One bench JSON per run of the record, in the order the tables list them. */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
@@ -184,7 +184,7 @@ const LATER = [];
 /**
  * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
  * tokens, impl[, json])`, `fp8` the fp8-in run); the others are the records' they name
- * (results/2026-11-26-unzeroed-padding-bulk-fanout and the records it links).
+ * (results/2026-11-26-small-pieces and the records it links).
  */
 function reasons(at, fp8) {
   const m = (p, phase) => p.phases[phase].median;
@@ -193,19 +193,22 @@ function reasons(at, fp8) {
   const [s128, d128] = [at("masked", 128), at("masked", 128, "deepep-ll")];
   const [c8, h8] = [at("contiguous", 4096, "switchyard", fp8), at("contiguous", 4096, "deepep-ht", fp8)];
   return [
-    "- **Masked, 1 token.** Each stage kernel is a chain of dependent steps inside one block; the phase",
-    "  stamps of this record (rank 0, block 0) put dispatch send at 11.4 µs (plan 3.6, one token's rows",
-    "  and records 5.0, the signals 2.2), dispatch recv at 5.2 (the signals 0.9, placing the record 4.2),",
-    "  combine send at 9.5 and combine recv at 4.3, and each stage's event-to-event time 5 to 8 µs above",
-    "  that (the launch, the other blocks, the kernel's end; an SM budget does not move it: one token",
-    `  uses one to three blocks). Against DeepEP's kernels in this run the sends are ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs slower,`,
-    `  the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")}. DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
+    "- **Masked, 1 token.** Each stage kernel is a chain of dependent steps inside one block. This",
+    "  record's finer stamps (rank 0, block 0) found the dispatch send waiting mostly for one warp's",
+    "  serial fp8 cast and for fetching its instructions, cold at each launch (the same cast run twice:",
+    "  5,700 then 2,110 cycles); rows cut into 512-byte pieces when tokens are few took the send from",
+    "  16.5 to 14.3 µs. Its stamps now: setup 1.4 µs, the plan's walk 2.5, the rows and records 2.6, the",
+    "  fence and signals 2.3; the receive places its one record through a chain of round trips (the",
+    "  signals 1.0, record and count words 1.7, payload 1.2, scales, claim and meta 1.0; loading the",
+    "  payload before the record moved nothing), and each stage's event-to-event time is 5 to 8 µs above",
+    `  its block's. Against DeepEP's kernels in this run the sends are ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart,`,
+    `  the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
     "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
     `  crosses NVLink instead of one row per (token, expert)); ${us(s128, "combine")} µs in this run against the 36 target.`,
-    `  Dispatch: the send ${gap(s128, d128, "dispatchSend")} µs and the receive ${gap(s128, d128, "dispatchRecv")} µs behind DeepEP's here (a negative gap is`,
-    "  ahead; on 2 × H200 in the lean-receive record it was level): DeepEP's receiver only waits and",
-    "  copies (its sender claims the row in the destination's packed layout), Switchyard's places a",
-    "  token's row at each of its local experts (a token crosses once per rank).",
+    `  Dispatch is ${us(s128, "dispatch")} µs against DeepEP's ${us(d128, "dispatch")} (the send ${gap(s128, d128, "dispatchSend")}, the receive ${gap(s128, d128, "dispatchRecv")}; negative: ahead), the`,
+    "  send taking a block a token with 512-byte pieces; against the 24 target, the send's rows now",
+    "  drain behind its system fence (4 µs in block 0) and the receive places a token's row at each of",
+    "  its local experts (a token crosses once per rank), where DeepEP's receiver only waits and copies.",
     "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
     `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}, with the`,
     "  per-expert layout DeepEP's caller still has to build. The dispatch's own bytes bound it at 24 SMs:",
