@@ -9,7 +9,9 @@ import { defineConfig, type EpConfig } from "@switchyard/core";
  * its 8 KB buffer in two bulk copies when a warp holds a whole row (M 512) and from 2 KB into the
  * row when few rows are spread over the warps (M 8), and fp8 rows of 8,320 bytes (a 128-byte
  * second copy). Masked adds the bench's rows too: fp8 dispatch of bf16 input at 128 tokens and
- * bf16 at 8, few enough tokens that the send and the receive cut rows into 512-byte pieces.
+ * bf16 at 8, few enough tokens that the send and the receive cut rows into 512-byte pieces; and
+ * such pieces with fp8 input (the caller's scales passed through) at top-12 (the plan's walk of
+ * more than 8 slots), and with DP groups.
  */
 export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): EpConfig[] {
   const contiguous = layout === "contiguous";
@@ -81,7 +83,30 @@ export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): Ep
         layout,
       }),
       defineConfig({ ranks, experts: 8 * ranks, topK: 8, hidden: 7168, maxTokensPerRank: 8, layout }),
+      defineConfig({
+        ranks,
+        experts: 16 * ranks,
+        topK: 12,
+        hidden: 2048,
+        maxTokensPerRank: 8,
+        inputDtype: "fp8-e4m3",
+        dispatchDtype: "fp8-e4m3",
+        layout,
+      }),
     );
+    if (ranks % 2 === 0) {
+      configs.push(
+        defineConfig({
+          ranks,
+          dpSize: 2,
+          experts: 8 * ranks,
+          topK: 8,
+          hidden: 7168,
+          maxTokensPerRank: 8,
+          layout,
+        }),
+      );
+    }
   }
   if (contiguous) {
     configs.push(

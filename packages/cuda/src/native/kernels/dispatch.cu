@@ -77,7 +77,8 @@ __global__ void __launch_bounds__(kThreads) dispatch_recv(SyCtx c) {
 namespace {
 
 /// The send's grid (every block has tokens; the last one ends at T), its chunk and piece size:
-/// with small pieces a block a token while the tokens fit one wave, else a block per kWarps pieces.
+/// with small pieces a block a token while the tokens fit the grid (a few a block past it), else a
+/// block per kWarps pieces.
 void sendGrid(const SyCtx& ctx, int numTokens, int* blocks, int* chunk, bool* small) {
   *small = dispatch_send_stage::smallPieces(ctx.p.rowBytes(), numTokens, ctx.maxBlocks);
   if (*small) {
