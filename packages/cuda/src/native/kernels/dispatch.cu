@@ -17,6 +17,11 @@
 #include "stage.cuh"
 
 namespace sy {
+
+#ifdef SY_PHASE_CLOCK
+__device__ unsigned long long syClockLastEndNs = 0;  // phase_clock.cuh
+#endif
+
 namespace {
 
 constexpr int kThreads = kStageThreads;

@@ -2,7 +2,9 @@
 // SWITCHYARD_CUDA_PHASE_CLOCK=1; release builds compile every macro here to nothing). Thread 0 of
 // block 0 of rank 0 reads clock64 at a stage kernel's marks and, at its end, prints one line:
 //   syclock <kernel> <epoch> <ns from start to end (%globaltimer)> <cycles from start to each mark...>
-// bench/kernel-times/phases.py turns the lines into medians per phase.
+//           <block 0's start> <the previous kernel's last block end> (both %globaltimer, ns)
+// bench/kernel-times/phases.py turns the lines into medians per phase, and the last two fields of
+// consecutive lines into the gap between two kernels and the time a kernel runs after its block 0.
 #pragma once
 
 #ifdef SY_PHASE_CLOCK
@@ -12,6 +14,11 @@
 
 namespace sy {
 
+/// The latest end of a block of rank 0's stage kernels (%globaltimer, ns): thread 0 of every block
+/// raises it at the kernel's end, and the next kernel's block 0 reads it at its start, when every
+/// block of the kernel before it has ended (one stream). Defined in dispatch.cu.
+extern __device__ unsigned long long syClockLastEndNs;
+
 /// Rank 0 alone prints: the driver writes a device printf's line in pieces, so two ranks sharing
 /// one log cut each other's lines apart (2 GPUs, masked 1 and 128: no line whole), whatever the
 /// host's stdout buffering.
@@ -20,23 +27,30 @@ struct PhaseClock {
   long long start = 0;
   long long marks[8] = {};
   unsigned long long startNs = 0;
+  unsigned long long prevEndNs = 0;
+  bool rank0 = false;
   int n = 0;
   __device__ bool mine() const { return on; }
   __device__ void begin(int rank) {
-    on = rank == 0 && blockIdx.x == 0 && threadIdx.x == 0;
+    rank0 = rank == 0;
+    on = rank0 && blockIdx.x == 0 && threadIdx.x == 0;
     if (!mine()) return;
+    prevEndNs = *reinterpret_cast<volatile unsigned long long*>(&syClockLastEndNs);
     startNs = globalTimerNs();
     start = clock64();
   }
   __device__ void mark() {
     if (mine() && n < 8) marks[n++] = clock64() - start;
   }
+  /// Every thread of every block calls it where the block's work ends.
   __device__ void end(const char* kernel, unsigned epoch) {
-    if (!mine()) return;
-    mark();
-    const unsigned long long ns = globalTimerNs() - startNs;
-    printf("syclock %s %u %llu %d %lld %lld %lld %lld %lld %lld %lld %lld\n", kernel, epoch, ns, n, marks[0], marks[1],
-           marks[2], marks[3], marks[4], marks[5], marks[6], marks[7]);
+    if (mine()) {
+      mark();
+      const unsigned long long ns = globalTimerNs() - startNs;
+      printf("syclock %s %u %llu %d %lld %lld %lld %lld %lld %lld %lld %lld %llu %llu\n", kernel, epoch, ns, n, marks[0],
+             marks[1], marks[2], marks[3], marks[4], marks[5], marks[6], marks[7], startNs, prevEndNs);
+    }
+    if (rank0 && threadIdx.x == 0) atomicMax(&syClockLastEndNs, static_cast<unsigned long long>(globalTimerNs()));
   }
 };
 
