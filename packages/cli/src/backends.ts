@@ -48,7 +48,7 @@ export const NAMED_BACKENDS: Readonly<Record<string, NamedBackend>> = Object.fre
 /**
  * The rig's options from this process's environment (SWITCHYARD_CUDA_OUTPUT,
  * SWITCHYARD_CUDA_RANKS_PER_GPU, SWITCHYARD_TRANSPORT, SWITCHYARD_CUDA_POINTER_CHECKS,
- * SWITCHYARD_CONTIGUOUS_BLOCKS), handed to the cuda backend and to the bench. The command line is
+ * SWITCHYARD_CONTIGUOUS_BLOCKS, SWITCHYARD_CUDA_KERNEL_PER_HALF), handed to the cuda backend and to the bench. The command line is
  * where environment variables are read; the backends and the bench take options.
  */
 export function cudaOptions(rig: typeof import("@switchyard/cuda-rig")) {

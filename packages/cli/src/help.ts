@@ -6,9 +6,10 @@ usage:
       --backend B           reference (default), webgpu, cuda, or a module path / package name
                             (found from the current folder) whose export \`backend\` is a Backend
                             or \`createBackend()\` returns one; cuda:V runs the cuda backend's
-                            variant V (exact, no-pointer-checks, blocks-1, 2-per-gpu); the cuda
-                            backend takes SWITCHYARD_CUDA_OUTPUT, SWITCHYARD_CUDA_RANKS_PER_GPU,
-                            SWITCHYARD_CUDA_POINTER_CHECKS, SWITCHYARD_CONTIGUOUS_BLOCKS and
+                            variant V (exact, no-pointer-checks, blocks-1, 2-per-gpu,
+                            kernel-per-half); the cuda backend takes SWITCHYARD_CUDA_OUTPUT,
+                            SWITCHYARD_CUDA_RANKS_PER_GPU, SWITCHYARD_CUDA_POINTER_CHECKS,
+                            SWITCHYARD_CONTIGUOUS_BLOCKS, SWITCHYARD_CUDA_KERNEL_PER_HALF and
                             SWITCHYARD_TRANSPORT from the environment, here only
       --runs N              cases per property (default 15; 150 with --deep)
       --deep                bigger configs, more steps, more runs

@@ -30,6 +30,7 @@ export const CUDA_VARIANTS: Readonly<Record<string, CudaBackendOptions>> = Objec
   "no-pointer-checks": { runtime: { pointerChecks: false } },
   "blocks-1": { runtime: { contiguousBlocks: 1 } },
   "2-per-gpu": { ranksPerGpu: 2 },
+  "kernel-per-half": { runtime: { kernelPerHalf: true } },
 });
 
 /** `base` with `over` on top (runtime options merged field by field). */
@@ -40,8 +41,8 @@ export function mergeCudaOptions(base: CudaBackendOptions, over: CudaBackendOpti
 /**
  * For command-line entry points only: the backend options their environment asks for.
  * SWITCHYARD_CUDA_OUTPUT (worst-case | exact), SWITCHYARD_CUDA_RANKS_PER_GPU,
- * SWITCHYARD_TRANSPORT, SWITCHYARD_CUDA_POINTER_CHECKS, SWITCHYARD_CONTIGUOUS_BLOCKS.
- * Throws `RangeError` naming a variable whose value is not valid.
+ * SWITCHYARD_TRANSPORT, SWITCHYARD_CUDA_POINTER_CHECKS, SWITCHYARD_CONTIGUOUS_BLOCKS,
+ * SWITCHYARD_CUDA_KERNEL_PER_HALF. Throws `RangeError` naming a variable whose value is not valid.
  */
 export function cudaOptionsFromEnv(env: NodeJS.ProcessEnv): CudaBackendOptions {
   const o: CudaBackendOptions = { runtime: runtimeOptionsFromEnv(env) };

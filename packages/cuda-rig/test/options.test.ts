@@ -17,6 +17,12 @@ describe("cuda backend options", () => {
     ).toEqual({ output: "exact", ranksPerGpu: 2, runtime: { pointerChecks: false, contiguousBlocks: 8 } });
     expect(() => cudaOptionsFromEnv({ SWITCHYARD_CUDA_OUTPUT: "big" })).toThrow(/SWITCHYARD_CUDA_OUTPUT=big/);
     expect(() => cudaOptionsFromEnv({ SWITCHYARD_CUDA_RANKS_PER_GPU: "0" })).toThrow(/RANKS_PER_GPU=0/);
+    expect(cudaOptionsFromEnv({ SWITCHYARD_CUDA_KERNEL_PER_HALF: "1" })).toEqual({
+      runtime: { kernelPerHalf: true },
+    });
+    expect(() => cudaOptionsFromEnv({ SWITCHYARD_CUDA_KERNEL_PER_HALF: "on" })).toThrow(
+      /SWITCHYARD_CUDA_KERNEL_PER_HALF="on"/,
+    );
   });
 
   it("a backend's capabilities follow its ranksPerGpu option", () => {
@@ -34,6 +40,10 @@ describe("cuda backend options", () => {
     ).toEqual({
       ranksPerGpu: 2,
       runtime: { transport: "put", contiguousBlocks: 1 },
+    });
+    expect(cudaVariant("kernel-per-half").name).toBe("cuda:kernel-per-half");
+    expect(mergeCudaOptions({ runtime: { transport: "put" } }, CUDA_VARIANTS["kernel-per-half"])).toEqual({
+      runtime: { transport: "put", kernelPerHalf: true },
     });
   });
 

@@ -22,4 +22,15 @@ describe("runtimeOptionsFromEnv (the library reads no environment itself)", () =
     });
     expect(runtimeOptionsFromEnv({ SWITCHYARD_CONTIGUOUS_BLOCKS: "-3" })).toEqual({ contiguousBlocks: 0 });
   });
+
+  it("takes the one kernel function a half from SWITCHYARD_CUDA_KERNEL_PER_HALF, 0 or 1 only", () => {
+    expect(runtimeOptionsFromEnv({ SWITCHYARD_CUDA_KERNEL_PER_HALF: "1" })).toEqual({ kernelPerHalf: true });
+    expect(runtimeOptionsFromEnv({ SWITCHYARD_CUDA_KERNEL_PER_HALF: "0" })).toEqual({ kernelPerHalf: false });
+    expect(runtimeOptionsFromEnv({ SWITCHYARD_CUDA_KERNEL_PER_HALF: "" })).toEqual({});
+    for (const bad of ["yes", "2", " 1"]) {
+      expect(() => runtimeOptionsFromEnv({ SWITCHYARD_CUDA_KERNEL_PER_HALF: bad })).toThrow(
+        /SWITCHYARD_CUDA_KERNEL_PER_HALF=.*expected 1 .* or 0/,
+      );
+    }
+  });
 });

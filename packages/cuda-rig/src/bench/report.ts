@@ -97,6 +97,8 @@ export interface BenchReport {
     baseline: boolean;
     /** How Switchyard's rows reach the other ranks: stores where NVSHMEM maps a peer ("auto"), or puts to every other rank ("put"). */
     transport?: "auto" | "put";
+    /** true: each masked half launched its one kernel function (SWITCHYARD_CUDA_KERNEL_PER_HALF=1); absent: a kernel a stage. */
+    kernelPerHalf?: boolean;
     /** --peers, expanded (absent in reports written before the peers were measured). */
     peers?: PeerImpl[];
   };

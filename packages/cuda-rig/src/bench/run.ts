@@ -191,6 +191,7 @@ export async function runBench(argv: string[], options: RunBenchOptions = {}): P
       baseline: o.baseline,
       peers: o.peers,
       transport: workers.native?.transport ?? "auto",
+      ...(workers.native?.kernelPerHalf ? { kernelPerHalf: true } : {}),
     },
     nvlink: { peerWriteGBps: [], minGBps: null, bytesPerPeer: 0 },
     nccl: { version: null, available: false, reason: o.baseline ? null : "--no-baseline" },
