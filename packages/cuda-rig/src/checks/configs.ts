@@ -71,18 +71,13 @@ export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): Ep
       }),
     );
   }
+  // The bench's rows: hidden 7168 at top-8 over 8 experts a rank.
+  const benchRows = (over: Partial<EpConfig>) =>
+    defineConfig({ ranks, experts: 8 * ranks, topK: 8, hidden: 7168, maxTokensPerRank: 8, layout, ...over });
   if (!contiguous) {
     configs.push(
-      defineConfig({
-        ranks,
-        experts: 8 * ranks,
-        topK: 8,
-        hidden: 7168,
-        maxTokensPerRank: 128,
-        dispatchDtype: "fp8-e4m3",
-        layout,
-      }),
-      defineConfig({ ranks, experts: 8 * ranks, topK: 8, hidden: 7168, maxTokensPerRank: 8, layout }),
+      benchRows({ maxTokensPerRank: 128, dispatchDtype: "fp8-e4m3" }),
+      benchRows({}),
       defineConfig({
         ranks,
         experts: 16 * ranks,
@@ -94,19 +89,7 @@ export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): Ep
         layout,
       }),
     );
-    if (ranks % 2 === 0) {
-      configs.push(
-        defineConfig({
-          ranks,
-          dpSize: 2,
-          experts: 8 * ranks,
-          topK: 8,
-          hidden: 7168,
-          maxTokensPerRank: 8,
-          layout,
-        }),
-      );
-    }
+    if (ranks % 2 === 0) configs.push(benchRows({ dpSize: 2 }));
   }
   if (contiguous) {
     configs.push(
@@ -120,24 +103,8 @@ export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): Ep
         layout,
         expertAlignment: 128,
       }),
-      defineConfig({
-        ranks,
-        experts: 8 * ranks,
-        topK: 8,
-        hidden: 7168,
-        maxTokensPerRank: 512,
-        layout,
-        expertAlignment: 128,
-      }),
-      defineConfig({
-        ranks,
-        experts: 8 * ranks,
-        topK: 8,
-        hidden: 7168,
-        maxTokensPerRank: 8,
-        layout,
-        expertAlignment: 16,
-      }),
+      benchRows({ maxTokensPerRank: 512, expertAlignment: 128 }),
+      benchRows({ expertAlignment: 16 }),
       defineConfig({
         ranks,
         experts: 8 * ranks,

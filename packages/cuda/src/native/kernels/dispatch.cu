@@ -41,7 +41,7 @@ struct SendInputs {
   const float* topkWeights;
   int tokens;
   int chunk;  ///< tokens a block of the send
-  bool small;  ///< pieces of 512 bytes (dispatch_send.cuh: smallPieces)
+  bool small;  ///< pieces of 512 bytes (payload.cuh: smallPieces)
 };
 
 /// The send stage with the piece size the host chose.
@@ -85,7 +85,7 @@ namespace {
 /// with small pieces a block a token while the tokens fit the grid (a few a block past it), else a
 /// block per kWarps pieces.
 void sendGrid(const SyCtx& ctx, int numTokens, int* blocks, int* chunk, bool* small) {
-  *small = dispatch_send_stage::smallPieces(ctx.p.rowBytes(), numTokens, ctx.maxBlocks);
+  *small = smallPieces(ctx.p.rowBytes(), numTokens, static_cast<uint64_t>(ctx.maxBlocks) * kWarps);
   if (*small) {
     *blocks = numTokens < ctx.maxBlocks ? numTokens : ctx.maxBlocks;
   } else {

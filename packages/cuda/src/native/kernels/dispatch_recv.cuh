@@ -115,10 +115,7 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
 /// instantiation spilled).
 template <typename Read>
 __device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read) {
-  const uint64_t rowBytes = c.p.rowBytes();
-  const int small = piecesPerRow(rowBytes, 512);
-  if (small > piecesPerRow(rowBytes) &&
-      static_cast<uint64_t>(recStart[c.p.ranks()]) * small <= static_cast<uint64_t>(nb) * kWarps) {
+  if (smallPieces(c.p.rowBytes(), static_cast<uint64_t>(recStart[c.p.ranks()]), static_cast<uint64_t>(nb) * kWarps)) {
     placeRecordsBy<1>(c, recStart, named, nb, b, read);
   } else {
     placeRecordsBy<kPieceVecs>(c, recStart, named, nb, b, read);

@@ -37,19 +37,8 @@ namespace dispatch_send_stage {
 constexpr int kThreads = kStageThreads;
 constexpr int kWarps = kThreads / kWarp;
 
-/// Whether the send cuts rows into pieces of one vector a lane (512 bytes) rather than four: when
-/// the step's tokens are so few that every such piece still has a warp of its own in one wave of
-/// blocks, and the cut gives more pieces. A warp's piece is then a quarter of the arithmetic (the
-/// fp8 cast) and of the code: at one token the send is bound by one warp's serial work and by
-/// fetching its instructions, cold at each launch (docs/design.md).
-__host__ __device__ inline bool smallPieces(uint64_t rowBytes, int tokens, int maxBlocks) {
-  const int small = piecesPerRow(rowBytes, 512);
-  return small > piecesPerRow(rowBytes) &&
-         static_cast<uint64_t>(tokens) * small <= static_cast<uint64_t>(maxBlocks) * kWarps;
-}
-
 /// The stage, run by blocks [0, nb) of the dispatch kernel (dispatch.cu); this is block b. V: the
-/// 16-byte vectors a lane of a piece (smallPieces: 1, else kPieceVecs).
+/// 16-byte vectors a lane of a piece (payload.cuh's smallPieces over one wave: 1, else kPieceVecs).
 template <bool kPuts, int V>
 __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScales, const int32_t* topkIdx,
                            const float* topkWeights, int T, int chunk, int nb, int b) {

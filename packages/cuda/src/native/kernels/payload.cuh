@@ -20,12 +20,22 @@ namespace sy {
 
 /// Bytes of the dispatch row one warp writes per piece (4 x 512: four 16-byte vectors a lane).
 /// The masked send cuts rows into pieces of one vector a lane (512 bytes) when its tokens are few
-/// (dispatch_send.cuh: smallPieces): more warps share a row, and each runs a quarter of the code.
+/// (smallPieces, below): more warps share a row, and each runs a quarter of the code.
 constexpr int kPieceBytes = 2048;
 constexpr int kPieceVecs = kPieceBytes / 512;
 
 __host__ __device__ inline int piecesPerRow(uint64_t rowBytes, int pieceBytes = kPieceBytes) {
   return rowBytes == 0 ? 1 : static_cast<int>((rowBytes + pieceBytes - 1) / pieceBytes);
+}
+
+/// Whether `units` rows (the send's tokens, the receive's records) are cut into pieces of 512 bytes
+/// rather than kPieceBytes: when the cut gives more pieces and every such piece still has one of
+/// `warps` warps. A warp's piece is then a quarter of the arithmetic (the fp8 cast) and of the code:
+/// at one token the send is bound by one warp's serial work and by fetching its instructions, cold
+/// at each launch (docs/design.md).
+__host__ __device__ inline bool smallPieces(uint64_t rowBytes, uint64_t units, uint64_t warps) {
+  const int small = piecesPerRow(rowBytes, 512);
+  return small > piecesPerRow(rowBytes) && units * static_cast<uint64_t>(small) <= warps;
 }
 
 /// Core's block scale exponent for a block whose largest finite |x| has bf16 magnitude bits `amax`:
