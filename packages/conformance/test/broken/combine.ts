@@ -1,5 +1,5 @@
 import { type DispatchResult, deliveredRows, ownerOf, type RankInput } from "@switchyard/core";
-import { brokenBackend, copyResult, ForwardingSession, RememberingSession, valid } from "./wrap.js";
+import { brokenBackend, brokenCombineSend, copyResult, ForwardingSession, valid } from "./wrap.js";
 
 /** Weighs slot k with the weight of slot k+1 (mod K). */
 export const wrongWeight = brokenBackend(
@@ -16,53 +16,38 @@ export const wrongWeight = brokenBackend(
 );
 
 /** Sends the expert outputs of each local expert's first two rows to each other's home. */
-export const combineSwap = brokenBackend(
-  "combine-swapped-homes",
-  (inner) =>
-    new (class extends RememberingSession {
-      override combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
-        const r = this.results.get(rank);
-        const H = this.config.hidden;
-        if (!r || !(expertOut instanceof Uint16Array)) return this.inner.combineSend(rank, expertOut);
-        const out = expertOut.slice();
-        const rows = deliveredRows(this.config, r);
-        for (let i = 0; i + 1 < rows.length; i++) {
-          if (rows[i].localExpert !== rows[i + 1].localExpert) continue;
-          out.set(expertOut.subarray(rows[i + 1].row * H, (rows[i + 1].row + 1) * H), rows[i].row * H);
-          out.set(expertOut.subarray(rows[i].row * H, (rows[i].row + 1) * H), rows[i + 1].row * H);
-          break;
-        }
-        return this.inner.combineSend(rank, out);
-      }
-    })(inner),
-);
+export const combineSwap = brokenCombineSend("combine-swapped-homes", (config, r, expertOut) => {
+  const H = config.hidden;
+  const out = expertOut.slice();
+  const rows = deliveredRows(config, r);
+  for (let i = 0; i + 1 < rows.length; i++) {
+    if (rows[i].localExpert !== rows[i + 1].localExpert) continue;
+    out.set(expertOut.subarray(rows[i + 1].row * H, (rows[i + 1].row + 1) * H), rows[i].row * H);
+    out.set(expertOut.subarray(rows[i].row * H, (rows[i].row + 1) * H), rows[i + 1].row * H);
+    break;
+  }
+  return out;
+});
 
 /**
  * Contiguous: reads each expert block's first padding row where its last row should be (a combine
  * that indexes rows by the padded block's size instead of its count): the expert output there,
  * which the suite fills with NaN as rows that carry no token, reaches y.
  */
-export const readsPadding = brokenBackend(
-  "combine-reads-padding",
-  (inner) =>
-    new (class extends RememberingSession {
-      override combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
-        const r = this.results.get(rank);
-        const H = this.config.hidden;
-        if (!r || this.config.layout !== "contiguous") return this.inner.combineSend(rank, expertOut);
-        const out = expertOut.slice();
-        const rows = r.meta.length / 4;
-        for (let e = 0; e < r.expertCounts.length; e++) {
-          const n = r.expertCounts[e];
-          const last = r.expertOffsets[e] + n - 1;
-          const pad = last + 1;
-          if (n === 0 || pad >= rows || r.meta[pad * 4] !== -1) continue;
-          out.set(expertOut.subarray(pad * H, (pad + 1) * H), last * H);
-        }
-        return this.inner.combineSend(rank, out);
-      }
-    })(inner),
-);
+export const readsPadding = brokenCombineSend("combine-reads-padding", (config, r, expertOut) => {
+  if (config.layout !== "contiguous") return null;
+  const H = config.hidden;
+  const out = expertOut.slice();
+  const rows = r.meta.length / 4;
+  for (let e = 0; e < r.expertCounts.length; e++) {
+    const n = r.expertCounts[e];
+    const last = r.expertOffsets[e] + n - 1;
+    const pad = last + 1;
+    if (n === 0 || pad >= rows || r.meta[pad * 4] !== -1) continue;
+    out.set(expertOut.subarray(pad * H, (pad + 1) * H), last * H);
+  }
+  return out;
+});
 
 /** With DP groups, only the token's owner gets its combined row; the group's other ranks get zeros. */
 export const ownerOnly = brokenBackend(

@@ -51,15 +51,33 @@ export class ForwardingSession implements Session {
   }
 }
 
-/** A ForwardingSession that keeps each rank's last dispatch result, for bugs planted in combine. */
-export class RememberingSession extends ForwardingSession {
-  protected readonly results = new Map<number, DispatchResult>();
+/**
+ * A broken backend whose combine send hands the reference `edit(config, r, expertOut)` in place of
+ * the expert outputs, `r` being the rank's last dispatch result; `edit` returns null to leave them.
+ */
+export function brokenCombineSend(
+  name: string,
+  edit: (config: EpConfig, r: DispatchResult, expertOut: Uint16Array) => Uint16Array | null,
+): Backend {
+  return brokenBackend(
+    name,
+    (inner) =>
+      new (class extends ForwardingSession {
+        private readonly results = new Map<number, DispatchResult>();
 
-  override async dispatchRecv(rank: number): Promise<DispatchResult> {
-    const r = await this.inner.dispatchRecv(rank);
-    this.results.set(rank, r);
-    return r;
-  }
+        override async dispatchRecv(rank: number): Promise<DispatchResult> {
+          const r = await this.inner.dispatchRecv(rank);
+          this.results.set(rank, r);
+          return r;
+        }
+
+        override combineSend(rank: number, expertOut: Uint16Array): Promise<void> {
+          const r = this.results.get(rank);
+          const out = r && expertOut instanceof Uint16Array ? edit(this.config, r, expertOut) : null;
+          return this.inner.combineSend(rank, out ?? expertOut);
+        }
+      })(inner),
+  );
 }
 
 /** The reference backend's capabilities without `combineWeights: "home"`: what most broken backends declare. */
