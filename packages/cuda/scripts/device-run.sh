@@ -186,13 +186,15 @@ for s in "${steps[@]}"; do
     stamps-2gpu) # a profiling build (phase stamps, kernels/phase_clock.cuh), then the bench at each of STAMPS_POINTS
       # (layout:tokens, default masked 1 and 128) on both GPUs and each phase's median (bench/kernel-times/phases.py);
       # replaces the build: run it last
-      step stamps-build 300 env SWITCHYARD_CUDA_PHASE_CLOCK=1 bash packages/cuda/scripts/build-native.sh &&
+      # (STAMPS_CLOCK=last: each kernel's last block prints instead of block 0)
+      step stamps-build 300 env SWITCHYARD_CUDA_PHASE_CLOCK="${STAMPS_CLOCK:-1}" bash packages/cuda/scripts/build-native.sh &&
+        tag=$([ "${STAMPS_CLOCK:-1}" = last ] && echo -last || true) &&
         for pt in ${STAMPS_POINTS:-masked:1 masked:128}; do
           layout=${pt%%:*} n=${pt#*:}
-          step "stamps-2gpu-$layout-$n" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 2 \
+          step "stamps-2gpu-$layout-$n$tag" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 2 \
             --layouts "$layout" "--$layout-tokens" "$n" --no-baseline --peers none &&
-            python3 packages/cuda/bench/kernel-times/phases.py --steps 0 "$OUT/stamps-2gpu-$layout-$n.log" >"$OUT/stamps-2gpu-$layout-$n.md" &&
-            cat "$OUT/stamps-2gpu-$layout-$n.md" >>"$summary"
+            python3 packages/cuda/bench/kernel-times/phases.py --steps 0 "$OUT/stamps-2gpu-$layout-$n$tag.log" >"$OUT/stamps-2gpu-$layout-$n$tag.md" &&
+            cat "$OUT/stamps-2gpu-$layout-$n$tag.md" >>"$summary"
         done ;;
     baseline) step baseline 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" baseline --ranks 2 --json "$OUT/baseline.json" ;;
     pack-check) # the combine's bf16 packing (hardware conversion, NaN fixed up) against floatToBf16 for all 2^32 fp32 values

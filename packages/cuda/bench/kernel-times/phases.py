@@ -4,11 +4,13 @@ output: one `syclock` line per stage kernel launch, eager steps first, then grap
     step masked:1 --steps 100 | python3 phases.py --steps 100
 
 Per kernel and mode: the kernel's time from its first stamp to its last (%globaltimer) and each
-phase between marks, its cycles turned into ns by that launch's own cycles per ns. Lines that carry
-block 0's start and the previous kernel's last block end (%globaltimer) also give, from consecutive
-launches, the gap before each kernel (the kernel before it ended to this one's block 0 starting:
-the launch, and for the first kernel of a step whatever ran between steps) and the time the kernel
-ran after its block 0 ended (its other blocks).
+phase between marks, its cycles turned into ns by that launch's own cycles per ns. The printing
+block is block 0, or the kernel's last block in a build with SWITCHYARD_CUDA_PHASE_CLOCK=last (the
+lean receive's tables block, combine recv's check block). Lines that carry the printing block's
+start and the previous kernel's last block end (%globaltimer) also give, from consecutive launches,
+the gap before each kernel (the kernel before it ended to this one's printing block starting: the
+launch, the printing block's place in the launch order, and for the first kernel of a step whatever
+ran between steps) and the time the kernel ran after its printing block ended (its other blocks).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def stamps(text: str):
 
 
 def surroundings(lines):
-    """Per line: (gap before it, time after its block 0), ns, or None where a line lacks the
+    """Per line: (gap before it, time after its printing block), ns, or None where a line lacks the
     %globaltimer fields or a neighbour (the previous end is 0 before any kernel has ended)."""
     out = []
     for i, (_, ns, _, start, prev) in enumerate(lines):
@@ -96,8 +98,8 @@ def main(argv: list[str]) -> int:
             for i in range(min(len(r[1]) for r in part)):
                 label = names[i] if i < len(names) else f"phase {i + 1}"
                 out.append(f"| {kernel} | {mode} | {label} | {median(r[1][i] for r in part):.0f} |")
-            for j, label in ((2, "gap before (the kernel before it ended to block 0's start)"),
-                             (3, "after block 0 (to the kernel's last block end)")):
+            for j, label in ((2, "gap before (the kernel before it ended to the printing block's start)"),
+                             (3, "after the printing block (to the kernel's last block end)")):
                 vals = [r[j] for r in part if r[j] is not None]
                 if vals:
                     out.append(f"| {kernel} | {mode} | {label} | {median(vals):.0f} |")

@@ -85,6 +85,6 @@ def test_the_table_gives_the_surroundings():
     )
     out = subprocess.run([sys.executable, str(PHASES), "--steps", "0", "-"], input=lines, capture_output=True,
                          text=True, check=True).stdout
-    assert "| dispatchSend | all | gap before (the kernel before it ended to block 0's start) | 3000 |" in out
-    assert "| dispatchSend | all | after block 0 (to the kernel's last block end) | 200 |" in out
-    assert "| dispatchRecv | all | gap before (the kernel before it ended to block 0's start) | 1800 |" in out
+    assert "| dispatchSend | all | gap before (the kernel before it ended to the printing block's start) | 3000 |" in out
+    assert "| dispatchSend | all | after the printing block (to the kernel's last block end) | 200 |" in out
+    assert "| dispatchRecv | all | gap before (the kernel before it ended to the printing block's start) | 1800 |" in out

@@ -1,6 +1,7 @@
 // Phase stamps for profiling builds only (SY_PHASE_CLOCK: build-native.sh with
 // SWITCHYARD_CUDA_PHASE_CLOCK=1; release builds compile every macro here to nothing). Thread 0 of
-// block 0 of rank 0 reads clock64 at a stage kernel's marks and, at its end, prints one line:
+// block 0 of rank 0 (the kernel's last block under SY_PHASE_CLOCK_LAST_BLOCK: build-native.sh with
+// SWITCHYARD_CUDA_PHASE_CLOCK=last) reads clock64 at a stage kernel's marks and, at its end, prints one line:
 //   syclock <kernel> <epoch> <ns from start to end (%globaltimer)> <cycles from start to each mark...>
 //           <block 0's start> <the previous kernel's last block end> (both %globaltimer, ns)
 // bench/kernel-times/phases.py turns the lines into medians per phase, and the last two fields of
@@ -33,7 +34,11 @@ struct PhaseClock {
   __device__ bool mine() const { return on; }
   __device__ void begin(int rank) {
     rank0 = rank == 0;
+#ifdef SY_PHASE_CLOCK_LAST_BLOCK
+    on = rank0 && blockIdx.x == gridDim.x - 1 && threadIdx.x == 0;
+#else
     on = rank0 && blockIdx.x == 0 && threadIdx.x == 0;
+#endif
     if (!mine()) return;
     prevEndNs = *reinterpret_cast<volatile unsigned long long*>(&syClockLastEndNs);
     startNs = globalTimerNs();
@@ -42,15 +47,16 @@ struct PhaseClock {
   __device__ void mark() {
     if (mine() && n < 8) marks[n++] = clock64() - start;
   }
-  /// Every thread of every block calls it where the block's work ends.
+  /// Every thread of every block calls it where the block's work ends. The end is raised before
+  /// the printf, so the next kernel's previous end is where the work ended, not the print.
   __device__ void end(const char* kernel, unsigned epoch) {
+    if (rank0 && threadIdx.x == 0) atomicMax(&syClockLastEndNs, static_cast<unsigned long long>(globalTimerNs()));
     if (mine()) {
       mark();
       const unsigned long long ns = globalTimerNs() - startNs;
       printf("syclock %s %u %llu %d %lld %lld %lld %lld %lld %lld %lld %lld %llu %llu\n", kernel, epoch, ns, n, marks[0],
              marks[1], marks[2], marks[3], marks[4], marks[5], marks[6], marks[7], startNs, prevEndNs);
     }
-    if (rank0 && threadIdx.x == 0) atomicMax(&syClockLastEndNs, static_cast<unsigned long long>(globalTimerNs()));
   }
 };
 
