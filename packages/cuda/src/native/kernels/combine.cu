@@ -85,7 +85,9 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
   int sendBlocks = 0, recvBlocks = 0;
   if ((phases & 1) != 0) {
     const uint64_t most = static_cast<uint64_t>(p.ranks()) * p.maxTokens() * ((p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
-    sendBlocks = stageBlocks(ctx, most, budget);
+    // Items for at most two rounds of one block's warps take one block: a second block costs its
+    // preamble, a fence and the grid's counter before the signals, more than a second round of sums.
+    sendBlocks = most <= 2 * static_cast<uint64_t>(kWarps) ? 1 : stageBlocks(ctx, most, budget);
   }
   if ((phases & 2) != 0) recvBlocks = recvGrid(ctx, numTokens, budget, phases == 3, &in.namedBlock);
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
