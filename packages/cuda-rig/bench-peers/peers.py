@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Measures one peer library on the bench's points: `switchyard bench` runs it once per peer.
 
-  python3 peers.py --inputs DIR --peer deepep-ll|deepep-ht|pplx   one process per GPU; JSON lines
-  python3 peers.py --inputs DIR --describe                        the inputs as read (no torch)
+  python3 peers.py --inputs DIR --peer IMPL    one process per GPU; JSON lines (IMPL: one of --peer's choices)
+  python3 peers.py --inputs DIR --describe     the inputs as read (no torch)
 
 DIR is what src/bench/peerInputs.ts writes (manifest.json and each rank's routing). A peer whose
 Python package does not import prints one "skip" line with the import error and exits 0.
@@ -21,7 +21,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from emit import emit  # noqa: E402
 from manifest import expected_counts, load_manifest  # noqa: E402
 
-MODULES = {"deepep-ll": "deepep_ll", "deepep-ht": "deepep_ht", "pplx": "pplx"}
+MODULES = {
+    "deepep-ll": "deepep_ll",
+    "deepep-ht": "deepep_ht",
+    "deepep-ht-caller": "deepep_ht_caller",
+    "pplx": "pplx",
+}
 
 
 def describe(m):

@@ -160,7 +160,7 @@ for s in "${steps[@]}"; do
       sms=${s#bench-2gpu-masked-sms}
       step "$s" 120 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 2 \
         --layouts masked --masked-tokens 1,128 --masked-sms "$sms" --no-baseline --json "$OUT/$s.json" ;;
-    bench-2gpu-sms*) # the SM budget of the contiguous kernels (and DeepEP's normal kernels) at 2 GPUs: bench-2gpu-sms48, ...
+    bench-2gpu-sms*) # the SM budget of the contiguous kernels (and DeepEP's normal kernels, alone and with their caller's torch work) at 2 GPUs: bench-2gpu-sms48, ...
       sms=${s#bench-2gpu-sms}
       step "$s" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
         PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
@@ -170,7 +170,8 @@ for s in "${steps[@]}"; do
       step peers-build 240 bash .gpu/peers/build.sh ;;
     bench-2gpu | bench-2gpu-fp8)
       # the bench on both GPUs: NCCL, and DeepEP / pplx-kernels where they import (peers-build first),
-      # in the same run; -fp8: fp8 input, contiguous, beside DeepEP's normal kernels (like for like)
+      # in the same run (deepep-ht-caller: DeepEP's normal kernels with their caller's torch work, like for
+      # like); -fp8: fp8 input, contiguous, beside DeepEP's normal kernels (the input already cast for both)
       bench_cli=("$cli" bench)
       [ -f "$conf" ] && bench_cli=("$conf" bench)
       extra=()

@@ -14,7 +14,7 @@ const RUNS = [
   { file: "bench-2gpu-fp8.json", ranks: "2 GPUs, fp8 in", step: "peers-build bench-2gpu-fp8" },
 ];
 /** The peer libraries' impl names in the bench JSON (packages/cuda-rig/src/bench/peers.ts). */
-const PEERS = ["deepep-ll", "deepep-ht", "pplx"];
+const PEERS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"];
 /** The configurations with a table each. */
 const CONFIGS = [
   ["masked", 1],
@@ -26,6 +26,8 @@ const us = (p, phase) => {
   const v = p?.phases?.[phase]?.median;
   return typeof v === "number" ? v.toFixed(1) : "—";
 };
+/** Whether a point of the JSON was measured (a skipped or failed one has no step median). */
+const measured = (p) => typeof p?.phases?.step?.median === "number";
 const mb = (p) => (p?.memory?.deviceBytes ? `${Math.round(p.memory.deviceBytes / 1e6)} MB` : "—");
 /** The command as run, without the device's output folder. */
 const command = (json) => json.command.replace(/\S*\//g, "");
@@ -81,12 +83,9 @@ export function render() {
       ];
       // The peer libraries measured in the same run, a row each (their timing and notes under the tables).
       const peers = PEERS.map((impl) => point(json, layout, tokens, impl))
-        .filter((q) => typeof q?.phases?.step?.median === "number")
+        .filter(measured)
         .map((q) => [`${ranks}: ${q.impl}`, ...cells(q), "", mb(q)]);
-      return [
-        [ranks, ...cells(p), typeof n?.phases?.step?.median === "number" ? us(n, "step") : "skipped", mb(p)],
-        ...peers,
-      ];
+      return [[ranks, ...cells(p), measured(n) ? us(n, "step") : "skipped", mb(p)], ...peers];
     });
     out.push(
       table(
@@ -96,9 +95,7 @@ export function render() {
     );
   }
   const peerRows = runs.flatMap(({ ranks, json }) =>
-    json.points
-      .filter((p) => PEERS.includes(p.impl) && typeof p.phases?.step?.median === "number")
-      .map((p) => [ranks, p]),
+    json.points.filter((p) => PEERS.includes(p.impl) && measured(p)).map((p) => [ranks, p]),
   );
   const peerText = [
     ...new Set(
@@ -166,6 +163,10 @@ export function render() {
     beats("masked", 1, "pplx"),
     beats("masked", 128, "pplx"),
     beats("contiguous", 4096, "deepep-ht", fp8),
+    // Like for like with bf16 input (DeepEP's kernels plus their caller's torch work): records since it ran.
+    ...(measured(at("contiguous", 4096, "deepep-ht-caller"))
+      ? [beats("contiguous", 4096, "deepep-ht-caller")]
+      : []),
   ];
   out.push(table(["target", "measured", "verdict"], targets));
   out.push("");

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { DTYPES, type Dtype, type LayoutKind } from "@switchyard/core";
-import { type PeerImpl, parsePeers } from "./peers.js";
+import { PEER_ALIASES, type PeerImpl, parsePeers } from "./peers.js";
 
 /** A bad command line: the message says which flag and why; runBench prints it with the usage. */
 export class BenchUsageError extends Error {
@@ -32,9 +32,12 @@ prints a table while it runs and writes JSON and an SVG plot. Default config: De
   --eager                  masked without CUDA graphs (default: graph replay)
   --no-baseline            skip the NCCL baseline
   --peers <list|none>      peer libraries measured after the sweep, same config and routing:
-                           deepep (= deepep-ll on masked, deepep-ht on contiguous), pplx (masked),
-                           or none (default deepep,pplx: each skipped with the reason when its
-                           Python package does not import, or with one rank or ranks sharing a GPU)
+                           deepep (= deepep-ll on masked; deepep-ht and deepep-ht-caller on
+                           contiguous: its normal kernels alone, and with its caller's cast, permute
+                           per expert and weighted sum in torch, like for like), pplx (masked), any
+                           of those names alone, or none (default deepep,pplx: each skipped with the
+                           reason when its Python package does not import, or with one rank or
+                           ranks sharing a GPU)
   --python <path>          the Python that runs bench-peers/peers.py (default python3)
   --peer-timeout-s <n>     the most one peer's run may take, start to exit (default 300)
   --peer-mib <n>           MiB per peer for the NVLink peer-write measurement (default 256)
@@ -154,7 +157,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   const peers = parsePeers(s("peers") ?? "deepep,pplx");
   if (peers === null)
     throw new BenchUsageError(
-      `--peers ${s("peers")}: expected none or a list of deepep, deepep-ll, deepep-ht, pplx`,
+      `--peers ${s("peers")}: expected none or a list of ${Object.keys(PEER_ALIASES).join(", ")}`,
     );
   const o: BenchOptions = {
     ranks: s("ranks") === undefined ? null : int("ranks", s("ranks"), 0),

@@ -1,22 +1,28 @@
 import type { LayoutKind } from "@switchyard/core";
 import type { Impl } from "./report.js";
 
-/** The peer libraries the bench can measure beside this library, and the layout each is compared on. */
-export const PEER_IMPLS = ["deepep-ll", "deepep-ht", "pplx"] as const;
+/**
+ * The peer libraries the bench can measure beside this library, and the layout each is compared on.
+ * deepep-ht-caller: DeepEP's normal kernels plus the work their caller does in torch (the cast, the
+ * permute per expert, the weighted local sum), like for like with this library's contiguous layout.
+ */
+export const PEER_IMPLS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"] as const;
 export type PeerImpl = (typeof PEER_IMPLS)[number];
 
 export const PEER_LAYOUT: Record<PeerImpl, LayoutKind> = {
   "deepep-ll": "masked",
   "deepep-ht": "contiguous",
+  "deepep-ht-caller": "contiguous",
   pplx: "masked",
 };
 
-/** What `--peers` accepts: a library names all its kernels ("deepep" = low latency and normal). */
-const ALIASES: Record<string, PeerImpl[]> = {
-  deepep: ["deepep-ll", "deepep-ht"],
-  "deepep-ll": ["deepep-ll"],
-  "deepep-ht": ["deepep-ht"],
-  pplx: ["pplx"],
+/**
+ * What `--peers` accepts: a library names all its rows ("deepep" = low latency, normal, and normal with
+ * its caller's work); every impl names itself alone.
+ */
+export const PEER_ALIASES: Readonly<Record<string, readonly PeerImpl[]>> = {
+  deepep: ["deepep-ll", "deepep-ht", "deepep-ht-caller"],
+  ...Object.fromEntries(PEER_IMPLS.map((i) => [i, [i]])),
 };
 
 export function isPeer(impl: Impl): impl is PeerImpl {
@@ -28,7 +34,7 @@ export function parsePeers(v: string): PeerImpl[] | null {
   if (v.trim() === "none") return [];
   const out = new Set<PeerImpl>();
   for (const name of v.split(",").map((s) => s.trim())) {
-    const impls = ALIASES[name];
+    const impls = Object.hasOwn(PEER_ALIASES, name) ? PEER_ALIASES[name] : undefined;
     if (!impls) return null;
     for (const i of impls) out.add(i);
   }

@@ -14,6 +14,7 @@ const DASH: Record<Impl, string> = {
   nccl: "6 4",
   "deepep-ll": "2 3",
   "deepep-ht": "2 3",
+  "deepep-ht-caller": "6 3 2 3",
   pplx: "9 3 2 3",
 };
 const NAME: Record<Impl, string> = {
@@ -21,11 +22,34 @@ const NAME: Record<Impl, string> = {
   nccl: "NCCL baseline",
   "deepep-ll": "DeepEP low latency",
   "deepep-ht": "DeepEP normal",
+  "deepep-ht-caller": "DeepEP normal + caller (torch)",
   pplx: "pplx-kernels",
 };
-/** Legend entries per row, and the row height: the picture grows by a row per four entries. */
-const LEGEND_PER_ROW = 4;
+/**
+ * Legend entries: a slot at least LEGEND_SLOT_W wide (four to a row), wider for a long label (its
+ * width estimated at LEGEND_CHAR_W a character of the 12 px font); a new row of LEGEND_ROW_H where the
+ * next slot would pass the picture's right edge.
+ */
+const LEGEND_LEFT = 80;
+const LEGEND_SLOT_W = 220;
+const LEGEND_CHAR_W = 6.5;
 const LEGEND_ROW_H = 20;
+
+/** Each legend label's slot: its left edge and row. */
+export function legendSlots(labels: readonly string[]): { x: number; row: number }[] {
+  let x = LEGEND_LEFT;
+  let row = 0;
+  return labels.map((label) => {
+    const w = Math.max(LEGEND_SLOT_W, 36 + Math.ceil(label.length * LEGEND_CHAR_W) + 12);
+    if (x > LEGEND_LEFT && x + w > W) {
+      x = LEGEND_LEFT;
+      row++;
+    }
+    const slot = { x, row };
+    x += w;
+    return slot;
+  });
+}
 
 export function escapeXml(s: string): string {
   return s.replace(
@@ -139,16 +163,17 @@ export function renderSvg(r: BenchReport): string {
   ];
   const legend: string[] = [];
   const keys = [...new Set(r.points.map((p) => `${p.layout}/${p.impl}`))].sort();
-  const rows = Math.max(1, Math.ceil(keys.length / LEGEND_PER_ROW));
-  const height = H + (rows - 1) * LEGEND_ROW_H;
-  keys.forEach((k, i) => {
-    const [layout, impl] = k.split("/") as [string, Impl];
-    const x = 80 + (i % LEGEND_PER_ROW) * 220;
-    const y = H - 30 + Math.floor(i / LEGEND_PER_ROW) * LEGEND_ROW_H;
+  const entries = keys.map((k) => k.split("/") as [string, Impl]);
+  const labels = entries.map(([layout, impl]) => `${layout}, ${NAME[impl] ?? impl}`);
+  const slots = legendSlots(labels);
+  const height = H + Math.max(0, ...slots.map((s) => s.row)) * LEGEND_ROW_H;
+  entries.forEach(([layout, impl], i) => {
+    const { x, row } = slots[i];
+    const y = H - 30 + row * LEGEND_ROW_H;
     const dash = DASH[impl] ? ` stroke-dasharray="${DASH[impl]}"` : "";
     legend.push(
       `<line x1="${x}" y1="${y}" x2="${x + 30}" y2="${y}" stroke="${COLOR[layout] ?? "#333"}" stroke-width="2"${dash}/>`,
-      `<text x="${x + 36}" y="${y}" dominant-baseline="middle" font-size="12">${escapeXml(`${layout}, ${NAME[impl] ?? impl}`)}</text>`,
+      `<text x="${x + 36}" y="${y}" dominant-baseline="middle" font-size="12">${escapeXml(labels[i])}</text>`,
     );
   });
   return [

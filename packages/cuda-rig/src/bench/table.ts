@@ -15,11 +15,14 @@ const num = (v: number | null, digits = 0) => (v === null ? "-" : v.toFixed(digi
 const pct = (v: number | null) => (v === null ? "-" : `${(v * 100).toFixed(0)}%`);
 const mb = (b: number) => (b > 0 ? `${(b / 1e6).toFixed(0)} MB` : "-");
 
+/** Every implementation in the order the table lists them at a point: ours, NCCL, the peers. */
+const IMPL_ORDER: Impl[] = ["switchyard", "nccl", ...PEER_IMPLS];
+
 /** The columns, in order. Times are the slowest rank's median over steps, in microseconds. */
 export const COLUMNS: Column[] = [
   { head: "layout", width: 10, cell: (p) => p.layout },
   { head: "tokens", width: 6, cell: (p) => String(p.tokens) },
-  { head: "impl", width: 10, cell: (p) => p.impl },
+  { head: "impl", width: Math.max(...IMPL_ORDER.map((i) => i.length)), cell: (p) => p.impl },
   { head: "disp us", width: 7, cell: (p) => us(p, "dispatch") },
   { head: "send", width: 6, cell: (p) => us(p, "dispatchSend") },
   { head: "recv", width: 6, cell: (p) => us(p, "dispatchRecv") },
@@ -60,8 +63,6 @@ export function tableRow(p: PointResult): string {
 export function formatTable(points: readonly PointResult[]): string {
   return [tableHeader(), ...points.map(tableRow)].join("\n");
 }
-
-const IMPL_ORDER: Impl[] = ["switchyard", "nccl", ...PEER_IMPLS];
 
 /** The points by layout (masked first), tokens, then implementation (ours, NCCL, the peers). */
 export function sortedPoints(points: readonly PointResult[]): PointResult[] {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseBenchArgs } from "../../src/bench/args.js";
+import { BENCH_USAGE, BenchUsageError, parseBenchArgs } from "../../src/bench/args.js";
 import { PEER_PREFIX, parsePeerLine } from "../../src/bench/peerLines.js";
 import { peerPoint, peerSkipped } from "../../src/bench/peerPoints.js";
-import { parsePeers } from "../../src/bench/peers.js";
+import { PEER_IMPLS, PEER_LAYOUT, parsePeers } from "../../src/bench/peers.js";
 import { PHASES } from "../../src/bench/report.js";
 import { benchRouting, meanRemoteBytes } from "../../src/bench/routing.js";
 import { point } from "./fixtures.js";
@@ -18,16 +18,40 @@ const rank = (r: number, sms: number | null = null) => ({
 });
 
 describe("--peers", () => {
-  it("expands deepep to both kernels, keeps the order, takes none", () => {
-    expect(parsePeers("deepep,pplx")).toEqual(["deepep-ll", "deepep-ht", "pplx"]);
+  it("expands deepep to its three rows, keeps the order, takes none", () => {
+    expect(parsePeers("deepep,pplx")).toEqual(["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"]);
     expect(parsePeers("pplx,deepep-ht")).toEqual(["deepep-ht", "pplx"]);
     expect(parsePeers("none")).toEqual([]);
     expect(parsePeers("deepep,mori")).toBeNull();
-    expect(parseBenchArgs([]).peers).toEqual(["deepep-ll", "deepep-ht", "pplx"]);
+    expect(parseBenchArgs([]).peers).toEqual(["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"]);
     expect(parseBenchArgs(["--peers", "none"]).peers).toEqual([]);
     expect(parseBenchArgs(["--python", "/opt/py/bin/python3"]).python).toBe("/opt/py/bin/python3");
     expect(() => parseBenchArgs(["--peers", "nvshmem"])).toThrow(/--peers nvshmem: expected none or a list/);
     expect(() => parseBenchArgs(["--peer-timeout-s", "0"])).toThrow(/--peer-timeout-s 0/);
+  });
+
+  it("names every impl alone, deepep-ht-caller on the contiguous points; refuses other names, saying which are known", () => {
+    for (const impl of PEER_IMPLS) expect(parsePeers(impl)).toEqual([impl]);
+    expect(parsePeers(" deepep-ht-caller , deepep-ll")).toEqual(["deepep-ll", "deepep-ht-caller"]);
+    expect(parsePeers("deepep,deepep-ht-caller")).toEqual(["deepep-ll", "deepep-ht", "deepep-ht-caller"]);
+    expect(PEER_LAYOUT["deepep-ht-caller"]).toBe("contiguous");
+    expect(PEER_LAYOUT["deepep-ht"]).toBe("contiguous");
+    // Names an object has from its prototype are not aliases.
+    for (const name of ["toString", "constructor", "__proto__", "deepep-ht-caller,hasOwnProperty"])
+      expect(parsePeers(name), name).toBeNull();
+    const usage = () => parseBenchArgs(["--peers", "deepep,deepep-caller"]);
+    expect(usage).toThrow(BenchUsageError);
+    expect(usage).toThrow(
+      "--peers deepep,deepep-caller: expected none or a list of deepep, deepep-ll, deepep-ht, deepep-ht-caller, pplx",
+    );
+    expect(parseBenchArgs(["--peers", "deepep-ht-caller"]).peers).toEqual(["deepep-ht-caller"]);
+  });
+
+  it("the help says what deepep and deepep-ht-caller select", () => {
+    const help = BENCH_USAGE.slice(BENCH_USAGE.indexOf("--peers"), BENCH_USAGE.indexOf("--python"));
+    expect(help).toMatch(/deepep \(= deepep-ll on masked; deepep-ht and deepep-ht-caller on\s+contiguous/);
+    expect(help).toMatch(/caller's cast, permute\s+per expert and weighted sum in torch, like for like/);
+    expect(help).toMatch(/any\s+of those names alone, or none/);
   });
 });
 

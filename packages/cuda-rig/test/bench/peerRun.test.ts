@@ -71,7 +71,10 @@ describe("runBench with peer libraries (stand-in peer script, no GPU)", () => {
       expect(rows.get(`masked:${t}:pplx`)!.errors).toEqual([
         "skipped: ModuleNotFoundError: No module named 'pplx_kernels'",
       ]);
-    expect(report.points.filter((p: Row) => p.impl !== "switchyard")).toHaveLength(9);
+    const caller = rows.get("contiguous:64:deepep-ht-caller")!;
+    expect(caller).toMatchObject({ mode: "eager", sms: 24, errors: [], memory: { deviceBytes: 3e8 } });
+    expect(Object.keys(caller.phases)).toEqual(["dispatch", "combine", "step"]);
+    expect(report.points.filter((p: Row) => p.impl !== "switchyard")).toHaveLength(10);
     expect(ll(1)).toMatchObject({
       mode: "graph",
       timing: "CUDA-graph replay of each call",
@@ -85,6 +88,7 @@ describe("runBench with peer libraries (stand-in peer script, no GPU)", () => {
         reason: expect.stringMatching(/^deepep-ll stopped/),
       },
       { impl: "deepep-ht", available: true, version: null, reason: expect.stringMatching(/did not finish/) },
+      { impl: "deepep-ht-caller", available: true, version: "1.2.1", reason: null },
       {
         impl: "pplx",
         available: false,
@@ -92,19 +96,31 @@ describe("runBench with peer libraries (stand-in peer script, no GPU)", () => {
         reason: "ModuleNotFoundError: No module named 'pplx_kernels'",
       },
     ]);
-    expect(report.options.peers).toEqual(["deepep-ll", "deepep-ht", "pplx"]);
+    expect(report.options.peers).toEqual(["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"]);
     // The final table: by layout and tokens, ours first; the notes under it.
-    const table = out.slice(out.lastIndexOf("layout"));
+    const table = out.slice(out.lastIndexOf("\nlayout ") + 1);
     expect(table).toMatch(/masked\s+1\s+switchyard[^\n]*\nmasked\s+1\s+deepep-ll[^\n]*\nmasked\s+1\s+pplx/);
     expect(out).toMatch(
       /deepep-ll 1\.2\.1: CUDA-graph replay of each call; num_max_dispatch_tokens_per_rank 2/,
     );
     expect(out).toMatch(/pplx: ModuleNotFoundError/);
+    // The caller row: after deepep-ht at its point, its name in full in an aligned impl column.
+    const contiguous = table.split("\n").filter((l) => l.startsWith("contiguous"));
+    expect(contiguous.map((l) => l.split(/\s+/)[2])).toEqual(["switchyard", "deepep-ht", "deepep-ht-caller"]);
+    const end = table.indexOf("disp us") + "disp us".length; // the right-aligned column after impl
+    for (const l of contiguous) expect([l[end - 1] !== " ", l[end]], l).toEqual([true, " "]);
+    expect(out).toMatch(
+      /deepep-ht-caller 1\.2\.1: each call launched eagerly, dispatch = cast_fp8 \+ get_dispatch_layout \+ dispatch \+ permute; the like-for-like comparison for switchyard's contiguous rows with bf16 input/,
+    );
     const svg = readFileSync(join(dir, "b.svg"), "utf8");
     expect(svg.match(/<polyline data-series="masked\/deepep-ll"[^>]*stroke-dasharray="2 3"/g)).toHaveLength(
       2,
     );
     expect(svg).toContain("masked, DeepEP low latency");
+    expect(svg).toMatch(
+      /<polyline data-series="contiguous\/deepep-ht-caller"[^>]*stroke-dasharray="6 3 2 3"/,
+    );
+    expect(svg).toContain("contiguous, DeepEP normal + caller (torch)");
     const schema = JSON.parse(
       await readFile(join(import.meta.dirname, "..", "..", "schemas", "bench-report.schema.json"), "utf8"),
     );

@@ -7,6 +7,7 @@ import { parseBenchArgs } from "../../src/bench/args.js";
 import { writePeerInputs } from "../../src/bench/peerInputs.js";
 import { parsePeerLine } from "../../src/bench/peerLines.js";
 import { PEER_SCRIPT } from "../../src/bench/peerSweep.js";
+import { PEER_IMPLS } from "../../src/bench/peers.js";
 import { planPoints } from "../../src/bench/plan.js";
 import { expectedCounts } from "../../src/bench/routing.js";
 
@@ -31,6 +32,8 @@ describe.skipIf(python === null)(
           "timing.py",
           "deepep_ll.py",
           "deepep_ht.py",
+          "deepep_ht_caller.py",
+          "expert_permute.py",
           "pplx.py",
         ]),
       );
@@ -38,6 +41,12 @@ describe.skipIf(python === null)(
       const code =
         "import py_compile, sys\nfor i, f in enumerate(sys.argv[2:]): py_compile.compile(f, cfile=f'{sys.argv[1]}/{i}.pyc', doraise=True)";
       execFileSync(python!, ["-c", code, out, ...files.map((f) => join(folder, f))]);
+    });
+
+    it("takes the same peer names as the bench (--peer's choices are PEER_IMPLS)", () => {
+      const usage = run(["--help"]).replace(/\s+/g, " ");
+      const choices = usage.match(/--peer \{([^}]+)\}/)?.[1].split(",");
+      expect(choices?.sort()).toEqual([...PEER_IMPLS].sort());
     });
 
     it("reads the routing the bench writes as the bench does: the same counts per local expert", () => {
@@ -68,11 +77,13 @@ describe.skipIf(python === null)(
     });
 
     it.skipIf(hasTorch)("without torch a peer is one skip line with the import error, exit 0", () => {
-      const o = parseBenchArgs(["--masked-tokens", "1", "--layouts", "masked"]);
+      const o = parseBenchArgs(["--masked-tokens", "1", "--contiguous-tokens", "64"]);
       const dir = tempDir("sy-peer-inputs-");
       writePeerInputs(dir, o, 2, planPoints(o, 2));
-      const msg = parsePeerLine(run(["--inputs", dir, "--peer", "pplx"]).trim());
-      expect(msg).toMatchObject({ kind: "skip", impl: "pplx", reason: expect.stringMatching(/torch/) });
+      for (const impl of ["pplx", "deepep-ht-caller"]) {
+        const msg = parsePeerLine(run(["--inputs", dir, "--peer", impl]).trim());
+        expect(msg).toMatchObject({ kind: "skip", impl, reason: expect.stringMatching(/torch/) });
+      }
     });
   },
 );

@@ -3,7 +3,7 @@ import { parseBenchArgs } from "../../src/bench/args.js";
 import { aggregate, failedPoint, planPoints } from "../../src/bench/plan.js";
 import { Progress, renderProgress } from "../../src/bench/progress.js";
 import { BENCH_SCHEMA, bandwidth, PHASES } from "../../src/bench/report.js";
-import { escapeXml, renderSvg } from "../../src/bench/svg.js";
+import { escapeXml, legendSlots, renderSvg } from "../../src/bench/svg.js";
 import { formatTable, tableHeader, tableRow } from "../../src/bench/table.js";
 import { checkTargets, formatTargets } from "../../src/bench/targets.js";
 import { emptyReport, point, rankResults } from "./fixtures.js";
@@ -148,6 +148,44 @@ describe("the JSON report and the SVG plot from a small synthetic run", () => {
         expect(y).toBeGreaterThanOrEqual(0);
         expect(y).toBeLessThanOrEqual(460);
       }
+    }
+  });
+
+  it("the legend gives a long label (DeepEP normal + caller) a wider slot, and wraps rows inside the picture", () => {
+    const short = [
+      "masked, switchyard",
+      "masked, NCCL baseline",
+      "masked, pplx-kernels",
+      "masked, DeepEP low latency",
+    ];
+    // Four short labels to a row, 220 apart, as before long labels existed.
+    expect(legendSlots([...short, "contiguous, switchyard"])).toEqual([
+      { x: 80, row: 0 },
+      { x: 300, row: 0 },
+      { x: 520, row: 0 },
+      { x: 740, row: 0 },
+      { x: 80, row: 1 },
+    ]);
+    const long = "contiguous, DeepEP normal + caller (torch)";
+    const labels = ["contiguous, DeepEP normal", long, "contiguous, NCCL baseline", "contiguous, switchyard"];
+    const slots = legendSlots(labels);
+    expect(slots.map((s) => s.row)).toEqual([0, 0, 0, 1]);
+    // The next slot starts past the long label's text (36 px of line, at least 6 px a character).
+    expect(slots[2].x - slots[1].x).toBeGreaterThan(36 + long.length * 6);
+    const caller = aggregate(point("contiguous", 4096), "deepep-ht-caller", "eager", rankResults(300), 350);
+    const svg = renderSvg({ ...report, points: [...report.points, caller] });
+    expect(svg).toMatch(
+      /<polyline data-series="contiguous\/deepep-ht-caller"[^>]*stroke-dasharray="6 3 2 3"/,
+    );
+    const texts = [
+      ...svg.matchAll(/<text x="(\d+)" y="(\d+)" dominant-baseline="middle" font-size="12">([^<]+)</g),
+    ];
+    expect(texts.map((m) => m[3])).toContain(long);
+    for (const [i, m] of texts.entries()) {
+      const next = texts[i + 1];
+      if (next && next[2] === m[2])
+        expect(Number(next[1]) - 36, m[3]).toBeGreaterThan(Number(m[1]) + m[3].length * 6);
+      expect(Number(m[1]) + m[3].length * 6, m[3]).toBeLessThanOrEqual(1000);
     }
   });
 

@@ -5,15 +5,19 @@ import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../../../test-support/tempDir.js";
+import { PEER_IMPLS } from "../../src/bench/peers.js";
 import { aggregate, failedPoint } from "../../src/bench/plan.js";
 import { BENCH_SCHEMA, type BenchReport } from "../../src/bench/report.js";
 import { type BenchIo, runBench } from "../../src/bench/run.js";
 import { emptyReport, point, rankResults } from "./fixtures.js";
 
-async function validator() {
+async function schemaJson() {
   const file = join(import.meta.dirname, "..", "..", "schemas", "bench-report.schema.json");
-  const schema = JSON.parse(await readFile(file, "utf8"));
-  return new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile(schema);
+  return JSON.parse(await readFile(file, "utf8"));
+}
+
+async function validator() {
+  return new Ajv({ allErrors: true, strict: true, strictRequired: false }).compile(await schemaJson());
 }
 
 /** The report as --json writes it. */
@@ -112,6 +116,12 @@ describe("bench report schema", () => {
     expect(validate.errors ?? []).toEqual([]);
     expect(ok).toBe(true);
   }, 120_000);
+
+  it("lists the peers the bench knows (PEER_IMPLS) as its peer impls", async () => {
+    const schema = await schemaJson();
+    expect(schema.definitions.peerImpl.enum).toEqual([...PEER_IMPLS]);
+    expect(schema.definitions.point.properties.impl.enum).toEqual(["switchyard", "nccl", ...PEER_IMPLS]);
+  });
 
   it.each(COMMITTED)("describes the committed report %s", async (file) => {
     const validate = await validator();
