@@ -14,6 +14,9 @@ import { expectedCounts } from "../../src/bench/routing.js";
 const python = spawnSync("python3", ["--version"]).status === 0 ? "python3" : null;
 const hasTorch = python !== null && spawnSync(python, ["-c", "import torch"]).status === 0;
 const folder = join(PEER_SCRIPT, "..");
+/** A Python that imports torch (a CPU build is enough), for the caller's torch work; null where none does. */
+const torchPython =
+  ["python3", "/usr/bin/python3"].find((p) => spawnSync(p, ["-c", "import torch"]).status === 0) ?? null;
 const run = (args: string[]) =>
   execFileSync(python!, [PEER_SCRIPT, ...args], {
     encoding: "utf8",
@@ -84,6 +87,20 @@ describe.skipIf(python === null)(
         const msg = parsePeerLine(run(["--inputs", dir, "--peer", impl]).trim());
         expect(msg).toMatchObject({ kind: "skip", impl, reason: expect.stringMatching(/torch/) });
       }
+    });
+  },
+);
+
+describe.skipIf(torchPython === null)(
+  `the caller's torch work (bench-peers/expert_permute.py)${torchPython ? "" : " (skipped: no python with torch here)"}`,
+  () => {
+    it("packs rows per local expert and sums them back per token as plain loops do", () => {
+      const script = join(import.meta.dirname, "expertPermute.py");
+      const out = execFileSync(torchPython!, [script, folder, "1"], {
+        encoding: "utf8",
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+      });
+      expect(out).toMatch(/^ok /);
     });
   },
 );
