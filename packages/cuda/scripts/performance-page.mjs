@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-small-pieces";
+const RECORD = "results/2026-11-26-floors";
 /** One bench JSON per run of the record, in the order the tables list them. */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
@@ -185,7 +185,7 @@ const LATER = [];
 /**
  * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
  * tokens, impl[, json])`, `fp8` the fp8-in run); the others are the records' they name
- * (results/2026-11-26-small-pieces and the records it links).
+ * (results/2026-11-26-floors and the records it links).
  */
 function reasons(at, fp8) {
   const m = (p, phase) => p.phases[phase].median;
@@ -193,17 +193,19 @@ function reasons(at, fp8) {
   const [s1, d1, p1] = [at("masked", 1), at("masked", 1, "deepep-ll"), at("masked", 1, "pplx")];
   const [s128, d128] = [at("masked", 128), at("masked", 128, "deepep-ll")];
   const [c8, h8] = [at("contiguous", 4096, "switchyard", fp8), at("contiguous", 4096, "deepep-ht", fp8)];
+  const [c16, hc] = [at("contiguous", 4096), at("contiguous", 4096, "deepep-ht-caller")];
   return [
-    "- **Masked, 1 token.** Each stage kernel is a chain of dependent steps inside one block. This",
-    "  record's finer stamps (rank 0, block 0) found the dispatch send waiting mostly for one warp's",
-    "  serial fp8 cast and for fetching its instructions, cold at each launch (the same cast run twice:",
-    "  5,700 then 2,110 cycles); rows cut into 512-byte pieces when tokens are few took the send from",
-    "  16.5 to 14.3 µs. Its stamps now: setup 1.4 µs, the plan's walk 2.5, the rows and records 2.6, the",
-    "  fence and signals 2.3; the receive places its one record through a chain of round trips (the",
-    "  signals 1.0, record and count words 1.7, payload 1.2, scales, claim and meta 1.0; loading the",
-    "  payload before the record moved nothing), and each stage's event-to-event time is 5 to 8 µs above",
-    `  its block's. Against DeepEP's kernels in this run the sends are ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart,`,
-    `  the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
+    "- **Masked, 1 token.** Below the targets is the floor of this timing method, measured in the same",
+    "  call (`bench/probes/phase-floor.cu`: four kernels in one graph, an event between each, as the",
+    "  bench times a step): an empty kernel's phase takes 4.8 µs, one that stores, fences at system",
+    "  scope and releases a flag 7.9, so a half of a send and a receive has 12.7 µs before any work of",
+    "  its own, above the 12 / 10 targets (on a one-GPU machine the same probe gave 2.9 and 4.4). Each",
+    "  stage is then a chain of dependent steps in one block: in this record's stamps block 0 of the",
+    "  dispatch send takes 9.2 µs (the plan 3.5, rows and records 2.7, signals 2.3) and ends last, the",
+    "  receive's placing block 5.5 (its tables block 3.6, in parallel); combine send now runs one block",
+    "  when its items fit two rounds of one block's warps, with no fence or grid counter before the",
+    "  signals (14.6 -> 13.0 µs). Against DeepEP's kernels in this run the sends are",
+    `  ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart, the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
     "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
     `  crosses NVLink instead of one row per (token, expert)); ${us(s128, "combine")} µs in this run against the 36 target.`,
     `  Dispatch is ${us(s128, "dispatch")} µs against DeepEP's ${us(d128, "dispatch")} (the send ${gap(s128, d128, "dispatchSend")}, the receive ${gap(s128, d128, "dispatchRecv")}; negative: ahead), the`,
@@ -212,7 +214,11 @@ function reasons(at, fp8) {
     "  its local experts (a token crosses once per rank), where DeepEP's receiver only waits and copies.",
     "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
     `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}, with the`,
-    "  per-expert layout DeepEP's caller still has to build. The dispatch's own bytes bound it at 24 SMs:",
+    "  per-expert layout DeepEP's caller still has to build. The deepep-ht-caller rows time that caller's",
+    `  work written in plain torch with DeepEP's kernels: ${us(hc, "dispatch")} / ${us(hc, "combine")} µs against Switchyard's ${us(c16, "dispatch")} / ${us(c16, "combine")}`,
+    "  (an engine's fused permute and reduction kernels would cost less than torch's index_add_ on the",
+    "  whole GPU; the floor of the local reduction alone is its HBM traffic, about 590 MB a rank).",
+    "  The dispatch's own bytes bound it at 24 SMs:",
     "  the send reads the input and writes every local expert row and one row a token to the peer, the",
     "  receive fans the peer's rows out (padding rows now get their meta alone: the protocol leaves their",
     "  x and scales unspecified, −50 µs), 332 MB a rank in all (302 with fp8 input); at the best rate its",
@@ -220,12 +226,14 @@ function reasons(at, fp8) {
     "  count exchange (47 µs in the stamps), above the 260 / 230 targets. Stores issued by the SM's copy",
     "  engine from shared memory instead of by the warps took the fan-out −7 µs and the send's rows",
     "  nothing (+1 to +6 µs): the bytes, not how they are issued. The",
-    "  combine send is bound by issuing and fetching instructions, not by NVLink (8 SMs already write",
-    "  361 GB/s): Nsight Compute counted 6.25 warp instructions per bf16 value read (8.1 before the",
-    "  hardware's bf16 packing) and 20 % of stalls on instruction fetch; the send's work alone, in a probe",
+    "  combine send is bound by issuing instructions and by its loads in flight, not by NVLink (8 SMs",
+    "  already write 361 GB/s): Nsight Compute counted 6.25 warp instructions per bf16 value read (8.1",
+    "  before the hardware's bf16 packing) and 20 % of stalls on instruction fetch, yet one batch shape",
+    "  for every record (one hot loop's code, half the loads in flight for records of 4 entries) took",
+    "  it from 572 to 640 µs (this record, not kept); the send's work alone, in a probe",
     "  on 2 × H100 (record combine-send-instructions), takes 370 µs on 24 SMs",
     "  with 4 rows a record and 518 with 1 to 8 as routed, so combine <= 450 µs is out of reach at 24",
-    "  SMs with the local reduction at the sender (this record's NaN-patching packer: send −34 µs).",
+    "  SMs with the local reduction at the sender (the unzeroed-padding record's NaN-patching packer: send −34 µs).",
   ];
 }
 
