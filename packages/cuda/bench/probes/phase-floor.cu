@@ -89,8 +89,12 @@ __global__ void straightCode(float a, float b, long long* out) {
   }
 }
 
-template <typename Launch>
-int measure(const char* name, cudaStream_t s, Launch launch) {
+/// The bench's structure: one graph of launch(0..3) with an event before the first kernel and after
+/// each (graph nodes); `replays` replays, each queued behind a GPU spin (~50 us: the host has queued the
+/// whole replay first, as the bench's barrier does). After each replay past the first 20,
+/// onReplay(phase us [4]) takes the phases' times.
+template <typename Launch, typename OnReplay>
+int replayPhases(cudaStream_t s, int replays, Launch launch, OnReplay onReplay) {
   cudaEvent_t ev[5];
   for (auto& e : ev) CK(cudaEventCreate(&e));
   cudaGraph_t g;
@@ -103,27 +107,44 @@ int measure(const char* name, cudaStream_t s, Launch launch) {
   }
   CK(cudaStreamEndCapture(s, &g));
   CK(cudaGraphInstantiate(&ge, g, 0));
-  std::vector<float> t[4];
-  for (int r = 0; r < 320; ++r) {
-    spin<<<1, 32, 0, s>>>(100000);  // ~50 us: the host queues the whole replay first
+  int rc = 0;
+  for (int r = 0; r < replays && rc == 0; ++r) {
+    spin<<<1, 32, 0, s>>>(100000);
     CK(cudaGraphLaunch(ge, s));
     CK(cudaStreamSynchronize(s));
     if (r < 20) continue;
+    float us[4];
     for (int k = 0; k < 4; ++k) {
       float ms;
       CK(cudaEventElapsedTime(&ms, ev[k], ev[k + 1]));
-      t[k].push_back(ms * 1000.0f);
+      us[k] = ms * 1000.0f;
     }
+    rc = onReplay(us);
   }
-  std::printf("| %-58s |", name);
-  for (auto& v : t) {
-    std::sort(v.begin(), v.end());
-    std::printf(" %5.2f |", v[v.size() / 2]);
-  }
-  std::printf("\n");
   CK(cudaGraphExecDestroy(ge));
   CK(cudaGraphDestroy(g));
   for (auto& e : ev) CK(cudaEventDestroy(e));
+  return rc;
+}
+
+template <typename T>
+T medianOf(std::vector<T>& v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// One row of the first table: the four kernels launch(k) and each phase's median.
+template <typename Launch>
+int measure(const char* name, cudaStream_t s, Launch launch) {
+  std::vector<float> t[4];
+  const int rc = replayPhases(s, 320, launch, [&](const float* us) {
+    for (int k = 0; k < 4; ++k) t[k].push_back(us[k]);
+    return 0;
+  });
+  if (rc != 0) return rc;
+  std::printf("| %-58s |", name);
+  for (auto& v : t) std::printf(" %5.2f |", medianOf(v));
+  std::printf("\n");
   return 0;
 }
 
@@ -133,44 +154,23 @@ template <int kN>
 int codeRow(const char* name, cudaStream_t s, unsigned* dev) {
   long long* out = reinterpret_cast<long long*>(dev + 1024);
   Small a{dev, 0};
-  std::vector<long long> c1, c2;
-  cudaEvent_t ev[5];
-  for (auto& e : ev) CK(cudaEventCreate(&e));
-  cudaGraph_t g;
-  cudaGraphExec_t ge;
-  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-  CK(cudaEventRecordWithFlags(ev[0], s, cudaEventRecordExternal));
-  straightCode<kN, 2><<<1, 512, 0, s>>>(1.0001f, 0.5f, out);
-  for (int k = 1; k <= 4; ++k) {
-    if (k > 1) emptySmall<<<1, 512, 0, s>>>(a);
-    CK(cudaEventRecordWithFlags(ev[k], s, cudaEventRecordExternal));
-  }
-  CK(cudaStreamEndCapture(s, &g));
-  CK(cudaGraphInstantiate(&ge, g, 0));
   std::vector<float> t1, t2;
-  for (int r = 0; r < 220; ++r) {
-    spin<<<1, 32, 0, s>>>(100000);
-    CK(cudaGraphLaunch(ge, s));
-    CK(cudaStreamSynchronize(s));
-    if (r < 20) continue;
-    float ms;
-    CK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
-    t1.push_back(ms * 1000.0f);
-    CK(cudaEventElapsedTime(&ms, ev[1], ev[2]));
-    t2.push_back(ms * 1000.0f);
+  std::vector<long long> c1, c2;
+  const auto launch = [&](int k) {
+    if (k == 0) straightCode<kN, 2><<<1, 512, 0, s>>>(1.0001f, 0.5f, out);
+    else emptySmall<<<1, 512, 0, s>>>(a);
+  };
+  const int rc = replayPhases(s, 220, launch, [&](const float* us) {
+    t1.push_back(us[0]);
+    t2.push_back(us[1]);
     long long h[2];
     CK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
     c1.push_back(h[0]);
     c2.push_back(h[1]);
-  }
-  for (auto* v : {&t1, &t2}) std::sort(v->begin(), v->end());
-  std::sort(c1.begin(), c1.end());
-  std::sort(c2.begin(), c2.end());
-  std::printf("| %-60s | %5.2f | %5.2f | %lld | %lld |\n", name, t1[t1.size() / 2], t2[t2.size() / 2], c1[c1.size() / 2],
-              c2[c2.size() / 2]);
-  CK(cudaGraphExecDestroy(ge));
-  CK(cudaGraphDestroy(g));
-  for (auto& e : ev) CK(cudaEventDestroy(e));
+    return 0;
+  });
+  if (rc != 0) return rc;
+  std::printf("| %-60s | %5.2f | %5.2f | %lld | %lld |\n", name, medianOf(t1), medianOf(t2), medianOf(c1), medianOf(c2));
   return 0;
 }
 
