@@ -183,10 +183,14 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
           rows[u] = static_cast<uint32_t>(__shfl_sync(kFullMask, row, u));
         }
         const auto src = [&](int u) { return expertOut + static_cast<uint64_t>(rows[u]) * H; };
+        // The group's first home's row, found once a record: the hot loop's stores then load no
+        // heap base (c.peers, which the compiler must reload behind every store it cannot tell apart).
+        uint16_t* const firstHome = combineRow<kPuts>(c, group, dstRow, staged);
         pipelinedSums<true>(
             n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, w8, src,
             [&](int h0, uint4 out) {
-              for (int h = group; h < group + dp; ++h) *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dstRow, staged) + h0) = out;
+              *reinterpret_cast<uint4*>(firstHome + h0) = out;
+              for (int h = group + 1; h < group + dp; ++h) *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dstRow, staged) + h0) = out;
             },
             oneEntryShape);
         putStaged<kPuts>(c, group, dstRow, staged, c0 * kOutPerPiece, min(H, c1 * kOutPerPiece));

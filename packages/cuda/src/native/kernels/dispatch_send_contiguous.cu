@@ -169,14 +169,17 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
       const float w = slot ? topkWeights[at] : 0.0f;
       const TokenSlots s = tokenSlotsOf(ex, L, lane);
       const int row = s.ex >= 0 ? first[s.ex] + index : 0;  // this entry's final row on its rank
+      // Each leader lane's destination heap, loaded once a token: read from c.peers behind every
+      // piece's stores it would wait for them (the compiler cannot tell the two apart).
+      const uint64_t base = s.leader ? reinterpret_cast<uint64_t>(c.peers[s.ex / L]) : 0;
       // Other ranks: the row of the record's first entry. This rank: every entry's row. A put
       // peer's row goes to this rank's outbox at [d][j] (put after the chunk, below).
       auto each = [&](auto&& fn) {
         for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
           const int l = __ffs(m) - 1;
           const int d = __shfl_sync(kFullMask, s.ex, l) / L;
-          uint8_t* peer = c.peers[d];
-          if (isPutPeer<kPuts>(c, d)) {
+          uint8_t* peer = reinterpret_cast<uint8_t*>(__shfl_sync(kFullMask, base, l));
+          if (isPutHeap<kPuts>(peer)) {
             const int jl = __shfl_sync(kFullMask, jv, l);
             fn(outboxRow(c, d, jl), outboxScales(c, d, jl));
             continue;

@@ -31,6 +31,12 @@ __device__ inline bool isPutPeer(const SyCtx& c, int d) {
   return kPuts && c.peers[d] == nullptr;
 }
 
+/// isPutPeer for a peer whose heap base (c.peers[d]) the caller already holds.
+template <bool kPuts>
+__device__ inline bool isPutHeap(const uint8_t* heap) {
+  return kPuts && heap == nullptr;
+}
+
 /// Block-collective: this block's puts are complete (delivered) before the stage's counter sees
 /// it. Nothing without put peers.
 template <bool kPuts>

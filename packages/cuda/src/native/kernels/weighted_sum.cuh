@@ -36,10 +36,18 @@ __device__ inline uint4 packBf16x8(const float* acc) {
   uint32_t u[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(u[j]) : "f"(acc[2 * j + 1]), "f"(acc[2 * j]));
-  bool nan = false;
-#pragma unroll
-  for (int j = 0; j < 8; ++j) nan |= acc[j] != acc[j];
-  if (nan) {  // only the NaNs differ from floatToBf16: theirs is sign | 0x7fc0, the hardware's 0x7fff
+  // Any NaN among the eight: one unordered comparison a pair (setp.nan is true when either is NaN),
+  // four in all, chained through one predicate.
+  uint32_t nan;
+  asm("{\n\t.reg .pred p;\n\t"
+      "setp.nan.f32 p, %1, %2;\n\t"
+      "setp.nan.or.f32 p, %3, %4, p;\n\t"
+      "setp.nan.or.f32 p, %5, %6, p;\n\t"
+      "setp.nan.or.f32 p, %7, %8, p;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(nan)
+      : "f"(acc[0]), "f"(acc[1]), "f"(acc[2]), "f"(acc[3]), "f"(acc[4]), "f"(acc[5]), "f"(acc[6]), "f"(acc[7]));
+  if (nan != 0) {  // only the NaNs differ from floatToBf16: theirs is sign | 0x7fc0, the hardware's 0x7fff
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       if (acc[j] != acc[j]) {
