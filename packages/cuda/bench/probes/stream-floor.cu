@@ -1,0 +1,144 @@
+// Probe: the floor of the contiguous combine send's bytes on 24 SMs. At 4096 tokens, hidden 7168,
+// top-8 over two ranks, an expert rank reads about 32,768 expert rows (4 a partial, 470 MB) and writes
+// 8,192 partials (117 MB). Here kernels move exactly those bytes with no arithmetic but an integer
+// xor (so nothing is dead), on 24 blocks of one SM each, the three ways a warp can keep bytes in
+// flight: its registers (U 16-byte vectors of each of the 4 rows a thread, loads first), or shared
+// memory filled by cp.async (a ring of stages a thread; no register holds the bytes in flight).
+// The same on all 132 SMs for reference. One GPU, no NVSHMEM; each figure is the median of 9 timed
+// launches after 3 warm-up, printed as one JSON line a variant.
+//   nvcc -O3 -std=c++17 -arch=sm_90 stream-floor.cu -o stream-floor && ./stream-floor
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#define CK(x)                                                     \
+  do {                                                            \
+    cudaError_t e_ = (x);                                         \
+    if (e_ != cudaSuccess) {                                      \
+      std::printf("%s failed: %s\n", #x, cudaGetErrorString(e_)); \
+      return 1;                                                   \
+    }                                                             \
+  } while (0)
+
+constexpr int kRowsPerOut = 4;           // expert rows summed into one partial
+constexpr uint64_t kOutRows = 8192;      // partials an expert rank writes (4096 tokens x 2 homes)
+constexpr uint64_t kHidden = 7168;       // bf16 outputs a row
+constexpr uint64_t kVecs = kHidden / 8;  // 16-byte vectors a row
+
+__device__ inline uint4 mix(uint4 a, uint4 b) { return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w); }
+
+/// Registers: each thread takes U output vectors in turn; their 4 x U loads are issued before any use.
+template <int kThreads, int U>
+__global__ void __launch_bounds__(kThreads) viaRegisters(const uint4* rows, uint4* out) {
+  const uint64_t n = kOutRows * kVecs;
+  const uint64_t step = static_cast<uint64_t>(gridDim.x) * kThreads;
+  for (uint64_t base = blockIdx.x * static_cast<uint64_t>(kThreads) + threadIdx.x; base < n; base += U * step) {
+    uint4 v[U][kRowsPerOut];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint64_t i = base + u * step;
+      const uint64_t o = i / kVecs, c = i % kVecs;
+#pragma unroll
+      for (int r = 0; r < kRowsPerOut; ++r) {
+        v[u][r] = i < n ? rows[(o * kRowsPerOut + r) * kVecs + c] : make_uint4(0, 0, 0, 0);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint64_t i = base + u * step;
+      if (i < n) out[i] = mix(mix(v[u][0], v[u][1]), mix(v[u][2], v[u][3]));
+    }
+  }
+}
+
+__device__ inline void cpAsync16(void* smem, const void* gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(smem))),
+               "l"(gmem)
+               : "memory");
+}
+
+/// cp.async: a ring of S stages a thread, each stage one output vector's 4 row vectors in shared
+/// memory; stage k + S - 1 is issued before stage k is used.
+template <int kThreads, int S>
+__global__ void __launch_bounds__(kThreads) viaCpAsync(const uint4* rows, uint4* out) {
+  extern __shared__ uint4 ring[];  // [S][kRowsPerOut][kThreads]
+  const uint64_t n = kOutRows * kVecs;
+  const uint64_t step = static_cast<uint64_t>(gridDim.x) * kThreads;
+  const uint64_t first = blockIdx.x * static_cast<uint64_t>(kThreads) + threadIdx.x;
+  const auto issue = [&](uint64_t k) {
+    const uint64_t i = first + k * step;
+    if (i < n) {
+      const uint64_t o = i / kVecs, c = i % kVecs;
+#pragma unroll
+      for (int r = 0; r < kRowsPerOut; ++r) {
+        cpAsync16(&ring[((k % S) * kRowsPerOut + r) * kThreads + threadIdx.x], &rows[(o * kRowsPerOut + r) * kVecs + c]);
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  for (int k = 0; k < S - 1; ++k) issue(k);
+  for (uint64_t k = 0; first + k * step < n; ++k) {
+    issue(k + S - 1);
+    asm volatile("cp.async.wait_group %0;" ::"n"(S - 1) : "memory");
+    const uint4* s = &ring[(k % S) * kRowsPerOut * kThreads + threadIdx.x];
+    out[first + k * step] = mix(mix(s[0], s[kThreads]), mix(s[2 * kThreads], s[3 * kThreads]));
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
+template <typename Launch>
+float medianUs(Launch launch) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<float> t;
+  for (int i = 0; i < 12; ++i) {
+    cudaEventRecord(a);
+    launch();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    if (i >= 3) t.push_back(ms * 1000.0f);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int main() {
+  const uint64_t readBytes = kOutRows * kRowsPerOut * kHidden * 2, writeBytes = kOutRows * kHidden * 2;
+  uint4 *rows = nullptr, *out = nullptr;
+  CK(cudaMalloc(&rows, readBytes));
+  CK(cudaMalloc(&out, writeBytes));
+  CK(cudaMemset(rows, 1, readBytes));
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const auto report = [&](const char* way, int blocks, int threads, int depth, float us) {
+    std::printf(
+        "{\"probe\":\"stream-floor\",\"way\":\"%s\",\"blocks\":%d,\"threads\":%d,\"depth\":%d,\"readMB\":%.1f,"
+        "\"writeMB\":%.1f,\"us\":%.1f,\"GBps\":%.0f}\n",
+        way, blocks, threads, depth, readBytes / 1e6, writeBytes / 1e6, us, (readBytes + writeBytes) / (us * 1e3));
+  };
+  for (int blocks : {24, sms}) {
+    report("registers", blocks, 512, 1, medianUs([&] { viaRegisters<512, 1><<<blocks, 512>>>(rows, out); }));
+    report("registers", blocks, 512, 2, medianUs([&] { viaRegisters<512, 2><<<blocks, 512>>>(rows, out); }));
+    report("registers", blocks, 512, 4, medianUs([&] { viaRegisters<512, 4><<<blocks, 512>>>(rows, out); }));
+    report("registers", blocks, 1024, 2, medianUs([&] { viaRegisters<1024, 2><<<blocks, 1024>>>(rows, out); }));
+    for (int depth : {4, 6}) {
+      const int smem = depth * kRowsPerOut * 512 * 16;
+      auto k = depth == 4 ? viaCpAsync<512, 4> : viaCpAsync<512, 6>;
+      CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      report("cp.async", blocks, 512, depth, medianUs([&] { k<<<blocks, 512, smem>>>(rows, out); }));
+    }
+    CK(cudaGetLastError());
+  }
+  CK(cudaDeviceSynchronize());
+  cudaFree(rows);
+  cudaFree(out);
+  return 0;
+}
