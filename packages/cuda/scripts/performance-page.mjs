@@ -232,7 +232,9 @@ function reasons(at, fp8) {
     "  (this record); the same bytes alone, moved by `bench/probes/stream-floor.cu` in the same call,",
     "  take 208 µs on 24 SMs with cp.async into shared memory and 239 with registers (198 on all",
     "  132 SMs), so the send is 2.4 x its byte floor and combine <= 450 µs needs more bytes in flight a",
-    "  warp (a cp.async ring is the next step; an L2 prefetch of each record's rows was slower, +52 µs).",
+    "  warp: the sums through a cp.async ring in shared memory took the send to 369 µs against 506 in",
+    "  one call (branch `ring-sums`, bit-exact in both layouts; not merged until the suite and this",
+    "  bench run on it); an L2 prefetch of each record's rows was slower (+52 µs).",
     "  Against DeepEP's normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's",
     "  caller does outside it.",
   ];
