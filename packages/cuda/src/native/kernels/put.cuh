@@ -23,18 +23,19 @@
 
 namespace sy {
 
-/// Whether rank d is reached by puts (its heap is not mapped into this rank's address space). The
-/// send kernels are instantiated twice: kPuts = false (every peer mapped: the put code compiled
-/// out, so it costs the store path no registers) and true (launched when `SyCtx::puts`).
-template <bool kPuts>
-__device__ inline bool isPutPeer(const SyCtx& c, int d) {
-  return kPuts && c.peers[d] == nullptr;
-}
-
-/// isPutPeer for a peer whose heap base (c.peers[d]) the caller already holds.
+/// Whether the peer whose heap base (from c.peers) is `heap` is reached by puts: null, its heap is
+/// not mapped into this rank's address space. The send kernels are instantiated twice: kPuts =
+/// false (every peer mapped: the put code compiled out, so it costs the store path no registers)
+/// and true (launched when `SyCtx::puts`).
 template <bool kPuts>
 __device__ inline bool isPutHeap(const uint8_t* heap) {
   return kPuts && heap == nullptr;
+}
+
+/// isPutHeap for rank d (its base loaded only when the kernel has put peers).
+template <bool kPuts>
+__device__ inline bool isPutPeer(const SyCtx& c, int d) {
+  return kPuts && isPutHeap<kPuts>(c.peers[d]);
 }
 
 /// Block-collective: this block's puts are complete (delivered) before the stage's counter sees
