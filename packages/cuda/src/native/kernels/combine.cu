@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kThreads) combine(SyCtx c, CombineInputs in, i
 /// Combine send alone (a stage call): grid = the send's blocks.
 template <bool kPuts>
 __global__ void __launch_bounds__(kThreads) combine_send(SyCtx c, CombineInputs in) {
-  combine_send_stage::run<kPuts>(c, in.expertOut, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
+  combine_send_stage::run<kPuts, true>(c, in.expertOut, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
 }
 
 /// Combine recv alone (a stage call): grid = the receive's blocks.
@@ -96,9 +96,12 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
     auto kernel = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
                            : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
     kernel<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
-  } else if (phases == 1) {
+  } else if (phases == 1) {  // the sums' rings in dynamic shared memory (ring_sums.cuh)
     auto kernel = ctx.puts ? kernels::combine_send<true> : kernels::combine_send<false>;
-    kernel<<<blocks, kThreads, 0, stream>>>(ctx, in);
+    constexpr int smem = ringSmemBytes(kThreads);
+    const cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (rc != cudaSuccess) return rc;
+    kernel<<<blocks, kThreads, smem, stream>>>(ctx, in);
   } else {
     auto kernel = home ? kernels::combine_recv<true> : kernels::combine_recv<false>;
     kernel<<<blocks, kThreads, 0, stream>>>(ctx, in);
