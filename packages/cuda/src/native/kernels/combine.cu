@@ -75,6 +75,29 @@ int recvGrid(const SyCtx& ctx, int numTokens, int budget, bool both, bool* named
   return stageBlocks(ctx, items * kWarps / (kWarps - 1), limit) + extra;
 }
 
+/// The dynamic shared memory combine send's kernel asks for: ringSmemBytes when it was built for
+/// sm_90 or later (older builds sum through registers: 0) and the rings fit beside the kernel's
+/// static shared memory within what a block may opt into; -1 when they do not (the caller then
+/// runs the send through registers). Found once a device and kernel (`puts`: which of the two).
+int ringSmem(const void* kernel, bool puts) {
+  constexpr int kDevices = 64;
+  static int known[kDevices][2];  // 0 unknown, else the answer + 2
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kDevices) device = 0;
+  int& k = known[device][puts ? 1 : 0];
+  if (k != 0) return k - 2;
+  cudaFuncAttributes a{};
+  int optin = 0;
+  int smem = -1;
+  if (cudaFuncGetAttributes(&a, kernel) == cudaSuccess &&
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess) {
+    if (a.binaryVersion < 90) smem = 0;
+    else if (static_cast<int>(a.sharedSizeBytes) + ringSmemBytes(kThreads) <= optin) smem = ringSmemBytes(kThreads);
+  }
+  k = smem + 2;
+  return smem;
+}
+
 }  // namespace
 
 cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t* topkIdx, const float* homeWeights,
@@ -98,7 +121,13 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
     kernel<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
   } else if (phases == 1) {  // the sums' rings in dynamic shared memory (ring_sums.cuh)
     auto kernel = ctx.puts ? kernels::combine_send<true> : kernels::combine_send<false>;
-    constexpr int smem = ringSmemBytes(kThreads);
+    const int smem = ringSmem(reinterpret_cast<const void*>(kernel), ctx.puts);
+    if (smem < 0) {  // no room for the rings on this device: the one function's send, through registers
+      auto one = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
+                          : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
+      one<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
+      return cudaGetLastError();
+    }
     const cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (rc != cudaSuccess) return rc;
     kernel<<<blocks, kThreads, smem, stream>>>(ctx, in);

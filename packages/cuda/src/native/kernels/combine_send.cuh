@@ -84,6 +84,13 @@ __device__ inline void homeRows(const SyCtx& c, const uint16_t* expertOut, uint6
 }
 constexpr int kWarps = kThreads / kWarp;
 
+// The stage's shared memory, at namespace scope: one copy for both ways of the sums (run's own
+// statics would be one copy an instantiation, and with relocatable device code every kernel of
+// the module carries them all, which left the ring's block no room).
+__shared__ int sRecStart[1025];
+__shared__ int sScratch[kWarps + 1];
+__shared__ int sPair[kPairShared];  // pairStart [L, R] when L * R (= E) fits
+
 /// The stage, run by blocks [0, nb) of the combine kernel (combine.cu); this is block b. kRing: the
 /// sums' loads go through rings in dynamic shared memory (ring_sums.cuh; the launch gives
 /// ringSmemBytes(kThreads)), else through registers (pipelinedSums).
@@ -94,9 +101,6 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN(c.rank);
-  __shared__ int sRecStart[1025];
-  __shared__ int sScratch[kWarps + 1];
-  __shared__ int sPair[kPairShared];  // pairStart [L, R] when L * R (= E) fits
   const bool failed = hasError(c.state);
   const bool small = R <= 1024;
   const int pairs = p.localExperts() * R;
