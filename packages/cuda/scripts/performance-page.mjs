@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-floors";
+const RECORD = "results/2026-11-26-store-bases";
 /** One bench JSON per run of the record, in the order the tables list them. */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
@@ -185,7 +185,7 @@ const LATER = [];
 /**
  * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
  * tokens, impl[, json])`, `fp8` the fp8-in run); the others are the records' they name
- * (results/2026-11-26-floors and the records it links).
+ * (results/2026-11-26-store-bases, results/2026-11-26-floors and the records they link).
  */
 function reasons(at, fp8) {
   const m = (p, phase) => p.phases[phase].median;
@@ -197,10 +197,10 @@ function reasons(at, fp8) {
   return [
     "- **Masked, 1 token.** Below the targets is the floor of this timing method, measured in the same",
     "  call (`bench/probes/phase-floor.cu`: four kernels in one graph, an event between each, as the",
-    "  bench times a step): an empty kernel's phase takes 4.8 µs, one that stores, fences at system",
-    "  scope and releases a flag 7.9, so a half of a send and a receive has 12.7 µs before any work of",
+    "  bench times a step): an empty kernel's phase takes 4.6 µs, one that stores, fences at system",
+    "  scope and releases a flag 7.7, so a half of a send and a receive has 12.3 µs before any work of",
     "  its own, above the 12 / 10 targets (on a one-GPU machine the same probe gave 2.9 and 4.4). Each",
-    "  stage is then a chain of dependent steps in one block: in this record's stamps block 0 of the",
+    "  stage is then a chain of dependent steps in one block: in the floors record's stamps block 0 of the",
     "  dispatch send takes 9.2 µs (the plan 3.5, rows and records 2.7, signals 2.3) and ends last, the",
     "  receive's placing block 5.5 (its tables block 3.6, in parallel); combine send now runs one block",
     "  when its items fit two rounds of one block's warps, with no fence or grid counter before the",
@@ -226,14 +226,17 @@ function reasons(at, fp8) {
     "  count exchange (47 µs in the stamps), above the 260 / 230 targets. Stores issued by the SM's copy",
     "  engine from shared memory instead of by the warps took the fan-out −7 µs and the send's rows",
     "  nothing (+1 to +6 µs): the bytes, not how they are issued. The",
-    "  combine send is bound by issuing instructions and by its loads in flight, not by NVLink (8 SMs",
-    "  already write 361 GB/s): Nsight Compute counted 6.25 warp instructions per bf16 value read (8.1",
-    "  before the hardware's bf16 packing) and 20 % of stalls on instruction fetch, yet one batch shape",
-    "  for every record (one hot loop's code, half the loads in flight for records of 4 entries) took",
-    "  it from 572 to 640 µs (this record, not kept); the send's work alone, in a probe",
-    "  on 2 × H100 (record combine-send-instructions), takes 370 µs on 24 SMs",
-    "  with 4 rows a record and 518 with 1 to 8 as routed, so combine <= 450 µs is out of reach at 24",
-    "  SMs with the local reduction at the sender (the unzeroed-padding record's NaN-patching packer: send −34 µs).",
+    "  combine send is bound by its loads in flight, not by NVLink (8 SMs already write 361 GB/s) nor",
+    "  by its arithmetic (three instructions a bf16 value issue in about 116 µs on 24 SMs): with each",
+    "  home's heap base held in a register instead of reloaded behind every store it went 573 -> 506 µs",
+    "  (this record); the same bytes alone, moved by `bench/probes/stream-floor.cu` in the same call,",
+    "  take 208 µs on 24 SMs with cp.async into shared memory and 239 with registers (198 on all",
+    "  132 SMs), so the send is 2.4 x its byte floor and combine <= 450 µs needs more bytes in flight a",
+    "  warp: the sums through a cp.async ring in shared memory took the send to 369 µs against 506 in",
+    "  one call (branch `ring-sums`, bit-exact in both layouts; not merged until the suite and this",
+    "  bench run on it); an L2 prefetch of each record's rows was slower (+52 µs).",
+    "  Against DeepEP's normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's",
+    "  caller does outside it.",
   ];
 }
 

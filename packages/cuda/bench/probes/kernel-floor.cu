@@ -4,20 +4,12 @@
 // Each probe: a graph of 200 launches of one kernel (1 block x 512 threads) on one stream, replayed
 // 20 times after 3 warm-ups; the figure is the median replay time / 200 (what a kernel costs back
 // to back, launch included), and for comparison the median of 200 single launches between events.
+#include "check.cuh"
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <vector>
-
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e_));                           \
-      return 1;                                                                        \
-    }                                                                                  \
-  } while (0)
 
 __global__ void empty(unsigned* p) {
   if (p == nullptr) __trap();

@@ -13,6 +13,7 @@
 //   routing over two ranks gives, rows in the contiguous layout's order; also with 4 entries each,
 //   with the entries streamed 8 loads a batch (streamedSums), and whole rows bulk-copied into a
 //   ring in shared memory by one lane (sumRecordsBulk, checked bit for bit against pipelinedSums).
+#include "check.cuh"
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -23,15 +24,6 @@
 #include "weighted_sum.cuh"
 
 using namespace sy;
-
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      return 1;                                                                                 \
-    }                                                                                           \
-  } while (0)
 
 constexpr int H = 7168, T = 4096, ENTRIES = 4;
 constexpr int RECORDS = 2 * T;               // from this rank and from the other

@@ -7,20 +7,12 @@
 // flag (the least a send does). One GPU, no NVSHMEM; each replay waits behind a GPU spin so the host
 // has queued it whole (as the bench's barrier does).
 //   nvcc -O3 -std=c++17 -arch=sm_90 phase-floor.cu -o phase-floor && ./phase-floor
+#include "check.cuh"
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <vector>
-
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("%s failed: %s\n", #x, cudaGetErrorString(e_));              \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
 
 struct Small {
   unsigned* p;

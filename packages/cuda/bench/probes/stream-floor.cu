@@ -7,21 +7,13 @@
 // The same on all 132 SMs for reference. One GPU, no NVSHMEM; each figure is the median of 9 timed
 // launches after 3 warm-up, printed as one JSON line a variant.
 //   nvcc -O3 -std=c++17 -arch=sm_90 stream-floor.cu -o stream-floor && ./stream-floor
+#include "check.cuh"
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
-
-#define CK(x)                                                     \
-  do {                                                            \
-    cudaError_t e_ = (x);                                         \
-    if (e_ != cudaSuccess) {                                      \
-      std::printf("%s failed: %s\n", #x, cudaGetErrorString(e_)); \
-      return 1;                                                   \
-    }                                                             \
-  } while (0)
 
 constexpr int kRowsPerOut = 4;           // expert rows summed into one partial
 constexpr uint64_t kOutRows = 8192;      // partials an expert rank writes (4096 tokens x 2 homes)
