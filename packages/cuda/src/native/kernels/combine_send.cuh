@@ -21,6 +21,7 @@
 #include "records.cuh"
 #include "phase_clock.cuh"
 #include "put.cuh"
+#include "ring_sums.cuh"
 #include "stage.cuh"
 #include "weighted_sum.cuh"
 
@@ -83,17 +84,23 @@ __device__ inline void homeRows(const SyCtx& c, const uint16_t* expertOut, uint6
 }
 constexpr int kWarps = kThreads / kWarp;
 
-/// The stage, run by blocks [0, nb) of the combine kernel (combine.cu); this is block b.
-template <bool kPuts>
+// The stage's shared memory, at namespace scope: one copy for both ways of the sums (run's own
+// statics would be one copy an instantiation, and with relocatable device code every kernel of
+// the module carries them all, which left the ring's block no room).
+__shared__ int sRecStart[1025];
+__shared__ int sScratch[kWarps + 1];
+__shared__ int sPair[kPairShared];  // pairStart [L, R] when L * R (= E) fits
+
+/// The stage, run by blocks [0, nb) of the combine kernel (combine.cu); this is block b. kRing: the
+/// sums' loads go through rings in dynamic shared memory (ring_sums.cuh; the launch gives
+/// ringSmemBytes(kThreads)), else through registers (pipelinedSums).
+template <bool kPuts, bool kRing = false>
 __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, int b) {
   const SyParams& p = c.p;
   const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), H = p.hidden(), dp = p.dpSize();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN(c.rank);
-  __shared__ int sRecStart[1025];
-  __shared__ int sScratch[kWarps + 1];
-  __shared__ int sPair[kPairShared];  // pairStart [L, R] when L * R (= E) fits
   const bool failed = hasError(c.state);
   const bool small = R <= 1024;
   const int pairs = p.localExperts() * R;
@@ -186,13 +193,17 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
         // The group's first home's row, found once a record: the hot loop's stores then load no
         // heap base (c.peers, which the compiler must reload behind every store it cannot tell apart).
         uint16_t* const firstHome = combineRow<kPuts>(c, group, dstRow, staged);
-        pipelinedSums<true>(
-            n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, w8, src,
-            [&](int h0, uint4 out) {
-              *reinterpret_cast<uint4*>(firstHome + h0) = out;
-              for (int h = group + 1; h < group + dp; ++h) *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dstRow, staged) + h0) = out;
-            },
-            oneEntryShape);
+        const auto store = [&](int h0, uint4 out) {
+          *reinterpret_cast<uint4*>(firstHome + h0) = out;
+          for (int h = group + 1; h < group + dp; ++h) *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dstRow, staged) + h0) = out;
+        };
+        const int s1 = min(2 * c1, (H + 255) / 256);
+        if constexpr (kRing) {
+          extern __shared__ uint4 sRing[];  // [kWarps][kRingVecs][32]
+          ringSums<true>(n, 2 * c0, s1, H, lane, w8, src, store, sRing + warp * kRingVecs * kWarp + lane, oneEntryShape);
+        } else {
+          pipelinedSums<true>(n, 2 * c0, s1, H, lane, w8, src, store, oneEntryShape);
+        }
         putStaged<kPuts>(c, group, dstRow, staged, c0 * kOutPerPiece, min(H, c1 * kOutPerPiece));
         continue;
       }
