@@ -8,8 +8,7 @@
 // (kPuts) and the weights at home (kHome), both fixed for an endpoint, so a profile shows one
 // "combine" kernel whichever halves a launch runs; the stage calls launch it too when the runtime
 // asks for a kernel per half (ctx.kernelPerHalf), else their stage's own kernel (its registers to
-// itself, as dispatch.cu says), whose sums load through rings in dynamic shared memory
-// (ring_sums.cuh) where the device has room beside the kernel's static shared memory.
+// itself, as dispatch.cu says).
 #include "combine_recv.cuh"
 #include "combine_send.cuh"
 #include "launch.h"
@@ -57,7 +56,7 @@ __global__ void __launch_bounds__(kThreads) combine_send(SyCtx c, CombineInputs 
 /// Combine recv alone (a stage call): grid = the receive's blocks.
 template <bool kHome>
 __global__ void __launch_bounds__(kThreads) combine_recv(SyCtx c, CombineInputs in) {
-  combine_recv_stage::run<kHome, true>(c, in.topkIdx, in.homeWeights, in.tokens, in.y, in.namedBlock,
+  combine_recv_stage::run<kHome>(c, in.topkIdx, in.homeWeights, in.tokens, in.y, in.namedBlock,
                                  static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
 }
 
@@ -76,17 +75,16 @@ int recvGrid(const SyCtx& ctx, int numTokens, int budget, bool both, bool* named
   return stageBlocks(ctx, items * kWarps / (kWarps - 1), limit) + extra;
 }
 
-/// The dynamic shared memory a stage kernel with rings (combine_send, combine_recv) asks for: ringSmemBytes when it was built for
+/// The dynamic shared memory combine send's kernel asks for: ringSmemBytes when it was built for
 /// sm_90 or later (older builds sum through registers: 0) and the rings fit beside the kernel's
 /// static shared memory within what a block may opt into; -1 when they do not (the caller then
-/// runs the stage through registers). Found once a device and kernel (`which`: the send's two
-/// (puts), then the receive's two (weights at home)).
-int ringSmem(const void* kernel, int which) {
+/// runs the send through registers). Found once a device and kernel (`puts`: which of the two).
+int ringSmem(const void* kernel, bool puts) {
   constexpr int kDevices = 64;
-  static int known[kDevices][4];  // 0 unknown, else the answer + 2
+  static int known[kDevices][2];  // 0 unknown, else the answer + 2
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kDevices) device = 0;
-  int& k = known[device][which];
+  int& k = known[device][puts ? 1 : 0];
   if (k != 0) return k - 2;
   cudaFuncAttributes a{};
   int optin = 0;
@@ -117,22 +115,25 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
   if ((phases & 2) != 0) recvBlocks = recvGrid(ctx, numTokens, budget, phases == 3, &in.namedBlock);
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
   const bool home = p.combineAtHome();
-  auto one = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
-                      : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
-  // A stage call runs its stage's kernel, whose sums load through rings in dynamic shared memory
-  // (ring_sums.cuh) where the device has room for them; else, and for both halves in one launch or
-  // a kernel a half, the one function, whose sums load through registers.
-  auto kernel = phases == 1 ? (ctx.puts ? kernels::combine_send<true> : kernels::combine_send<false>)
-                            : (home ? kernels::combine_recv<true> : kernels::combine_recv<false>);
-  const int smem = phases == 3 || ctx.kernelPerHalf
-                       ? -1
-                       : ringSmem(reinterpret_cast<const void*>(kernel), phases == 1 ? (ctx.puts ? 1 : 0) : (home ? 3 : 2));
-  if (smem < 0) {
-    one<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
-  } else {
+  if (phases == 3 || ctx.kernelPerHalf) {
+    auto kernel = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
+                           : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
+    kernel<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
+  } else if (phases == 1) {  // the sums' rings in dynamic shared memory (ring_sums.cuh)
+    auto kernel = ctx.puts ? kernels::combine_send<true> : kernels::combine_send<false>;
+    const int smem = ringSmem(reinterpret_cast<const void*>(kernel), ctx.puts);
+    if (smem < 0) {  // no room for the rings on this device: the one function's send, through registers
+      auto one = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
+                          : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
+      one<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
+      return cudaGetLastError();
+    }
     const cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (rc != cudaSuccess) return rc;
     kernel<<<blocks, kThreads, smem, stream>>>(ctx, in);
+  } else {
+    auto kernel = home ? kernels::combine_recv<true> : kernels::combine_recv<false>;
+    kernel<<<blocks, kThreads, 0, stream>>>(ctx, in);
   }
   return cudaGetLastError();
 }

@@ -24,7 +24,6 @@
 #include "combine_check.cuh"
 #include "launch.h"
 #include "records.cuh"
-#include "ring_sums.cuh"
 #include "phase_clock.cuh"
 #include "stage.cuh"
 #include "weighted_sum.cuh"
@@ -72,17 +71,10 @@ __device__ inline void homeSum(const uint16_t* rows, const float* weights, int e
   }
 }
 
-// The stage's shared memory, at namespace scope: one copy for every instantiation of run (with
-// relocatable device code every kernel of the module carries each instantiation's function-scope
-// arrays, which would leave the rings no room).
-__shared__ CombineCheckShared sCheck;
-__shared__ int sArrived[kMaxCheckedPeers];  // 0 not yet, 1 arrived (acquired), -1 failed
-
 /// kHome: weights at home (homeWeights [T, topK]), a kernel of its own so that the partials' path
-/// keeps its registers. kRing: the partials' sums load through rings in dynamic shared memory
-/// (ring_sums.cuh; the launch gives ringSmemBytes(kThreads)), else through registers.
+/// keeps its registers.
 /// The stage, run by blocks [0, nb) of the combine kernel (combine.cu); this is block b.
-template <bool kHome, bool kRing = false>
+template <bool kHome>
 __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* homeWeights, int T, uint16_t* y,
                            bool namedBlock, int nb, int b) {
   const SyParams& p = c.p;
@@ -90,6 +82,7 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN(c.rank);
+  __shared__ CombineCheckShared sCheck;
   // The last block or two only check, so the checks overlap the reduction: the check block the
   // announced counts and the ids (topk_check.cuh; the workers skip an id outside [0, E), reading
   // nothing for it); the rows dispatch recv's records named against the counts (this rank's
@@ -107,6 +100,7 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
   // Warp 0 of each worker block polls the signals (a lane per rank) and publishes each arrival in
   // shared memory; the other warps wait on those flags, not on the signal words (thousands of
   // warps polling a few words would crowd one L2 slice, which ranks sharing a GPU felt most).
+  __shared__ int sArrived[kMaxCheckedPeers];  // 0 not yet, 1 arrived (acquired), -1 failed
   const bool worker = b < workers;
   if (worker) {
     for (int r = threadIdx.x; r < R; r += kThreads) sArrived[r] = 0;
@@ -169,14 +163,8 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
 #pragma unroll
       for (int u = 0; u < 8; ++u) ranks[u] = __shfl_sync(kFullMask, mine, u);
       const auto src = [&](int u) { return partials + (static_cast<uint64_t>(ranks[u]) * M + t) * H; };
-      const auto store = [&](int h0, uint4 out) { *reinterpret_cast<uint4*>(y + at + h0) = out; };
-      const int s1 = min(2 * c1, (H + 255) / 256);
-      if constexpr (kRing) {
-        extern __shared__ uint4 sRing[];  // [kWarps][kRingVecs][32]
-        ringSums<false>(n, 2 * c0, s1, H, lane, ones, src, store, sRing + warp * kRingVecs * kWarp + lane);
-      } else {
-        pipelinedSums<false>(n, 2 * c0, s1, H, lane, ones, src, store);
-      }
+      pipelinedSums<false>(n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, ones, src,
+                           [&](int h0, uint4 out) { *reinterpret_cast<uint4*>(y + at + h0) = out; });
       continue;
     }
     for (int ch = c0; ch < c1; ++ch) {  // more than 8 ranks, or rows not 16-byte aligned
