@@ -7,11 +7,20 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-store-bases";
-/** One bench JSON per run of the record, in the order the tables list them. */
+const RECORD = "results/2026-11-26-combine-rings";
+/**
+ * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
+ * (`record`, with `why`: what of it the page's commit changed since).
+ */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
-  { file: "bench-2gpu-fp8.json", ranks: "2 GPUs, fp8 in", step: "peers-build bench-2gpu-fp8" },
+  {
+    file: "bench-2gpu-fp8.json",
+    ranks: "2 GPUs, fp8 in",
+    step: "peers-build bench-2gpu-fp8",
+    record: "results/2026-11-26-store-bases",
+    why: "its dispatch kernels are the page's, its combine send predates the rings (the bf16-in run has them)",
+  },
 ];
 /** The peer libraries' impl names in the bench JSON (packages/cuda-rig/src/bench/peers.ts). */
 const PEERS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"];
@@ -41,7 +50,10 @@ function table(header, rows) {
 }
 
 export function render() {
-  const runs = RUNS.map((r) => ({ ...r, json: JSON.parse(readFileSync(join(pkg, RECORD, r.file), "utf8")) }));
+  const runs = RUNS.map((r) => ({
+    ...r,
+    json: JSON.parse(readFileSync(join(pkg, r.record ?? RECORD, r.file), "utf8")),
+  }));
   const point = (json, layout, tokens, impl) =>
     json.points.find((p) => p.layout === layout && p.tokens === tokens && p.impl === impl);
   const first = runs[0].json;
@@ -58,6 +70,10 @@ export function render() {
   out.push(
     `- Medians in µs over ${first.options.steps} steps after ${first.options.warmup} warm-up, one rank per GPU over NVLink (${Math.round(first.nvlink.minGBps)} GB/s peer writes measured in the run), per phase the slowest rank of each step; Switchyard by graph replay, contiguous on ${first.options.sms} SMs, masked on one wave; the peer libraries measured in the same run on the same routing (how each was timed: below the tables).`,
   );
+  for (const r of runs.filter((q) => q.record))
+    out.push(
+      `- The ${r.ranks} run is [${basename(r.record)}](../${r.record}/README.md)'s (commit \`${r.json.commit.slice(0, 7)}\`): ${r.why}.`,
+    );
   for (const line of LATER) out.push(line);
   out.push(
     `- The run's plot (every point, the peers' beside Switchyard's): ![dispatch and combine against tokens](../${RECORD}/${runs[0].file.replace(/\.json$/, ".svg")})`,
@@ -180,12 +196,14 @@ export function render() {
 }
 
 /** Later records that moved these figures without a full run of this page's configs (bf16 and fp8). */
-const LATER = [];
+const LATER = [
+  "- Since this run the combine receive went back to its registers: the rings there measured +9.8 µs on the contiguous 4096 receive in one call (108.6 against 118.5, [combine-rings](../results/2026-11-26-combine-rings/README.md) call 6), so main's combine is about 10 µs under the figures here.",
+];
 
 /**
  * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
  * tokens, impl[, json])`, `fp8` the fp8-in run); the others are the records' they name
- * (results/2026-11-26-store-bases, results/2026-11-26-floors and the records they link).
+ * (results/2026-11-26-combine-rings, results/2026-11-26-floors and the records they link).
  */
 function reasons(at, fp8) {
   const m = (p, phase) => p.phases[phase].median;
@@ -197,8 +215,8 @@ function reasons(at, fp8) {
   return [
     "- **Masked, 1 token.** Below the targets is the floor of this timing method, measured in the same",
     "  call (`bench/probes/phase-floor.cu`: four kernels in one graph, an event between each, as the",
-    "  bench times a step): an empty kernel's phase takes 4.6 µs, one that stores, fences at system",
-    "  scope and releases a flag 7.7, so a half of a send and a receive has 12.3 µs before any work of",
+    "  bench times a step): an empty kernel's phase takes 4.8 µs, one that stores, fences at system",
+    "  scope and releases a flag 8.0, so a half of a send and a receive has 12.8 µs before any work of",
     "  its own, above the 12 / 10 targets (on a one-GPU machine the same probe gave 2.9 and 4.4). Each",
     "  stage is then a chain of dependent steps in one block: in the floors record's stamps block 0 of the",
     "  dispatch send takes 9.2 µs (the plan 3.5, rows and records 2.7, signals 2.3) and ends last, the",
@@ -226,15 +244,14 @@ function reasons(at, fp8) {
     "  count exchange (47 µs in the stamps), above the 260 / 230 targets. Stores issued by the SM's copy",
     "  engine from shared memory instead of by the warps took the fan-out −7 µs and the send's rows",
     "  nothing (+1 to +6 µs): the bytes, not how they are issued. The",
-    "  combine send is bound by its loads in flight, not by NVLink (8 SMs already write 361 GB/s) nor",
-    "  by its arithmetic (three instructions a bf16 value issue in about 116 µs on 24 SMs): with each",
-    "  home's heap base held in a register instead of reloaded behind every store it went 573 -> 506 µs",
-    "  (this record); the same bytes alone, moved by `bench/probes/stream-floor.cu` in the same call,",
-    "  take 208 µs on 24 SMs with cp.async into shared memory and 239 with registers (198 on all",
-    "  132 SMs), so the send is 2.4 x its byte floor and combine <= 450 µs needs more bytes in flight a",
-    "  warp: the sums through a cp.async ring in shared memory took the send to 369 µs against 506 in",
-    "  one call (branch `ring-sums`, bit-exact in both layouts; not merged until the suite and this",
-    "  bench run on it); an L2 prefetch of each record's rows was slower (+52 µs).",
+    "  combine send is bound by its loads in flight and its instructions, not by NVLink (8 SMs already",
+    "  write 361 GB/s): its sums now load through cp.async rings in shared memory, 24 vectors a lane,",
+    "  several stages ahead (505 -> 369 µs against the previous main in one call, this record); the same",
+    "  bytes alone take 210 µs on 24 SMs (`bench/probes/stream-floor.cu`, same call; 198 on all 132),",
+    "  and its SASS runs about 190 instructions on each 256-output stage of 4 sources, about 250 µs of",
+    "  issue on 24 SMs for the 229,000 stages of a rank, with fp32 multiply and add kept apart for",
+    "  bit-exactness. A ring queue across records, to save each record's restart, cost 32 instructions a",
+    "  copy and took the send to 796 µs; the rings in the receive were slower than its registers (+9.8).",
     "  Against DeepEP's normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's",
     "  caller does outside it.",
   ];
