@@ -47,16 +47,7 @@ __device__ inline void ringSumsOf(int n, int s0, int s1, int H, int lane, const 
     SY_BULK_ASM("cp.async.wait_group %0;" ::"n"(kD - 1) : "memory");
     const int h0 = s * 256 + lane * 8;
     float acc[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) acc[k] = 0.0f;
-#pragma unroll
-    for (int u = 0; u < kN; ++u) {
-      if (u < n) {
-        const uint4 v = ring[(d * kN + u) * 32];
-        if constexpr (kWeighted) accumulateBf16x8(acc, w[u], v);
-        else accumulateBf16x8Sum(acc, v);
-      }
-    }
+    stageSum<kWeighted, kN>(acc, n, w, [&](int u) { return ring[(d * kN + u) * 32]; });
     if (h0 < H) store(h0, packBf16x8(acc));
     d = d == kD - 1 ? 0 : d + 1;
   }

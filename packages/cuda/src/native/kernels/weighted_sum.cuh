@@ -60,6 +60,21 @@ __device__ inline uint4 packBf16x8(const float* acc) {
   return make_uint4(u[0], u[1], u[2], u[3]);
 }
 
+/// One stage's 8 sums of a lane, from acc = 0: sources u < n (at most kN) in order, acc = fp32(acc +
+/// fp32(w[u] * x)) (kWeighted) or fp32(acc + x); vec(u) is source u's 16-byte vector of the stage.
+template <bool kWeighted, int kN, typename Vec>
+__device__ inline void stageSum(float (&acc)[8], int n, const float (&w)[8], Vec vec) {
+#pragma unroll
+  for (int k = 0; k < 8; ++k) acc[k] = 0.0f;
+#pragma unroll
+  for (int u = 0; u < kN; ++u) {
+    if (u < n) {
+      if constexpr (kWeighted) accumulateBf16x8(acc, w[u], vec(u));
+      else accumulateBf16x8Sum(acc, vec(u));
+    }
+  }
+}
+
 /// Up to kN bf16 sources summed in order, 8 outputs a lane, over the warp's stages [s0, s1) of 256
 /// outputs each (stage s: outputs s * 256 + lane * 8 .. + 8 < H), kG stages a batch (kN x kG = 8
 /// vectors): while a lane adds one batch it has the next batch's loads in flight (two register
@@ -87,15 +102,8 @@ __device__ inline void pipelinedSumsOf(int n, int s0, int s1, int H, int lane, c
       const int s = sb + g;
       const int h0 = s * 256 + lane * 8;
       float acc[8];
-#pragma unroll
-      for (int k = 0; k < 8; ++k) acc[k] = 0.0f;
-#pragma unroll
-      for (int u = 0; u < kN; ++u) {
-        if (u < n) {
-          if constexpr (kWeighted) accumulateBf16x8(acc, w[u], v[g][u]);
-          else accumulateBf16x8Sum(acc, v[g][u]);
-        }
-      }
+      const uint4* vg = v[g];
+      stageSum<kWeighted, kN>(acc, n, w, [vg](int u) { return vg[u]; });
       if (s < s1 && h0 < H) store(h0, packBf16x8(acc));
     }
   };
