@@ -25,7 +25,7 @@ PHASES = {
     "dispatchRecv": ("tables (wait, counts, scans), or the signals (lean)", "placement (warp 0's view)"),
     "combineSend": ("record counts", "warp 0's partials", "the other warps + fence", "signals"),
     "combineRecv": ("warp 0 polls every signal", "warp 0's sums", "the other warps, check + fence", "step advance"),
-    "contigSend": ("plan: setup, tokens before the chunk", "plan: the walk", "plan: barrier, totals",
+    "contigSend": ("plan: the chunk counted, every block's counts in, totals out", "plan: the walk", "plan: barrier",
                    "every rank's counts, row starts", "warp 0's rows and records", "the other warps + fence", "signals"),
     "contigRecv": ("tables (the wait, counts, scans)", "warp 0's fan-out", "padding rows' meta (thread 0's share)", "the counts named"),
 }

@@ -115,6 +115,14 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     SY_CHECK_CUDA(cudaMalloc(&ep->ctx.state, sizeof(SyState)));
     ep->deviceBytes = heapBytes + outboxBytes + sizeof(SyState) + sizeof(uint8_t*) * R;
     ep->ctx.p = p;
+    // One wave of the stage kernels' grids, shared fairly by the PEs on this GPU: their kernels
+    // wait for each other, so each PE's must fit beside the others' (the contiguous send's blocks
+    // also wait for one another: its per-block counts are sized for a wave).
+    int perSm = 0;
+    SY_CHECK_CUDA(stageOccupancy(&perSm));
+    ep->blocksPerSm = std::max(1, perSm);
+    ep->wave = std::max(1, rt->smCount * ep->blocksPerSm / std::max(1, rt->gpuShare));
+    ep->ctx.maxBlocks = ep->wave;
     allocBuffers(ep);
     SY_CHECK_CUDA(cudaMemset(heap, 0, symmetricBytes));
     SY_CHECK_CUDA(cudaMemset(ep->ctx.state, 0, sizeof(SyState)));
@@ -123,13 +131,6 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     ep->ctx.rank = rt->rank;
     ep->ctx.kernelPerHalf = rt->kernelPerHalf;
     ep->ctx.timeoutNs = timeoutNs;
-    // One wave of the masked grids, shared fairly by the PEs on this GPU: their kernels wait for
-    // each other, so each PE's must fit beside the others'.
-    int perSm = 0;
-    SY_CHECK_CUDA(stageOccupancy(&perSm));
-    ep->blocksPerSm = std::max(1, perSm);
-    ep->wave = std::max(1, rt->smCount * ep->blocksPerSm / std::max(1, rt->gpuShare));
-    ep->ctx.maxBlocks = ep->wave;
     ep->budget = std::max(1, std::min(defaultContiguousBlocks(rt->smCount, rt->contiguousBlocks), rt->smCount / std::max(1, rt->gpuShare)));
     ep->alive = true;
     ++rt->endpoints;

@@ -104,26 +104,32 @@ void allocBuffers(sy_endpoint* ep) {
     SY_CHECK_CUDA(cudaMemset(ep->ctx.local, 0, ep->localBytes));
     ep->deviceBytes += ep->localBytes;
   }
-  // Tables [rows] taken (u64, first: 8-byte aligned), [L*R] counts, [L*R] pairStart, [L+1]
-  // offsets, [L] expertCount, [R] records, [R] named; plan [M*K] entryIndex, [M*K] recordIndex, [E+R] totals.
-  const uint64_t takenBytes = p.rows() * sizeof(uint64_t);
-  const uint64_t ints = 2 * L * R + (L + 1) + L + 2 * R + 2 * M * K + E + R;
+  // Tables [rows] taken, then the plan's [B] blockBad and [B] blockMarks (u64, first: 8-byte
+  // aligned; B = a wave of blocks), [L*R] counts, [L*R] pairStart, [L+1] offsets, [L] expertCount,
+  // [R] records, [R] named; plan [M*K] entryIndex, [M*K] recordIndex, [E+R] totals, [B, E+R] blockCounts.
+  const uint64_t B = static_cast<uint64_t>(ep->wave);
+  const uint64_t takenBytes = (p.rows() + 2 * B) * sizeof(uint64_t);
+  const uint64_t ints = 2 * L * R + (L + 1) + L + 2 * R + 2 * M * K + (B + 1) * (E + R);
   SY_CHECK_CUDA(cudaMalloc(&ep->scratch, takenBytes + ints * 4));
   SY_CHECK_CUDA(cudaMemset(ep->scratch, 0, takenBytes + ints * 4));
   ep->deviceBytes += takenBytes + ints * 4;
   SyTables& t = ep->ctx.t;
   t.taken = static_cast<uint64_t*>(ep->scratch);
-  int32_t* q = reinterpret_cast<int32_t*>(t.taken + p.rows());
+  SyPlan& pl = ep->ctx.plan;
+  pl.blocks = ep->wave;
+  pl.blockBad = t.taken + p.rows();
+  pl.blockMarks = pl.blockBad + B;
+  int32_t* q = reinterpret_cast<int32_t*>(pl.blockMarks + B);
   t.counts = q;
   t.pairStart = t.counts + L * R;
   t.offsets = t.pairStart + L * R;
   t.expertCount = t.offsets + L + 1;
   t.records = t.expertCount + L;
   t.named = t.records + R;
-  SyPlan& pl = ep->ctx.plan;
   pl.entryIndex = t.named + R;
   pl.recordIndex = pl.entryIndex + M * K;
   pl.totals = pl.recordIndex + M * K;
+  pl.blockCounts = pl.totals + E + R;
 }
 
 void freeBuffers(sy_endpoint* ep) {

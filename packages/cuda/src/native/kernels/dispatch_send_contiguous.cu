@@ -11,9 +11,10 @@
 ///  dispatchRoutes Shape: [R(src), M, W]     i32 route records on d (records.cuh)
 ///  dispatchSignal Shape: [R(src)]           u32 signal on d at [rank]: records
 //
-// One kernel on at most `budget` blocks (the SM budget). Each block plans its chunk of tokens
-// (plan.cuh); the block with the last chunk then holds the step's per-expert totals and writes
-// them to every rank at once, before any row moves. Every block then waits (bounded, stage
+// One kernel on at most `budget` blocks (the SM budget, within one wave). Each block counts its
+// chunk of tokens and plans it (plan.cuh's planChunkByBlocks); the block with the last chunk
+// writes the step's per-expert totals to every rank as soon as every block's counts are in,
+// before its walk and before any row moves. Every block then waits (bounded, stage
 // "dispatch send") until every rank's counts of this step are here, and computes where each
 // expert's rows from this rank start on each destination:
 //   first[d * L + e] = sum_{e' < e} alignUp(sum_s count[s][d*L+e'], A) + sum_{s < rank} count[s][d*L+e].
@@ -68,16 +69,17 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   bool ok = !__syncthreads_or(hasError(c.state));  // block-uniform
   // The plan checks every topkIdx entry (plan.cuh): a bad one and this block stores nothing.
   int* sRecRange = sMem + contigSendReused(p) / 4;  // [2R] put path
-  if (ok) ok = planChunk(c, topkIdx, T, t0, t1, lastChunk, sMem, nullptr, kPuts ? sRecRange : nullptr, [&] { SY_CLOCK_MARK; });
-  SY_CLOCK_MARK;  // 3: this block's plan (1 and 2 inside planChunk)
+  // The last chunk's block stores this rank's totals per expert on every rank as soon as every
+  // block's counts are in, before its walk (planChunkByBlocks).
+  const auto announce = [&](int i, int total) {
+    for (int d = 0; d < R && i < E; ++d) storeCountWord<kPuts>(c, d, i, E, encodeSignal(epoch, static_cast<uint32_t>(total)));
+  };
+  if (ok) ok = planChunkByBlocks(c, topkIdx, t0, t1, lastChunk, sMem, kPuts ? sRecRange : nullptr, [&] { SY_CLOCK_MARK; }, announce);
+  SY_CLOCK_MARK;  // 3: this block's plan (1 and 2 inside planChunkByBlocks)
 
   if (ok) {
     if (lastChunk) {
       // sMem[0, E) holds this rank's totals per expert, sMem[E, E + R) its records per rank.
-      for (int i = threadIdx.x; i < R * E; i += kThreads) {
-        const int d = i / E, ex = i % E;
-        storeCountWord<kPuts>(c, d, ex, E, encodeSignal(epoch, static_cast<uint32_t>(sMem[ex])));
-      }
       if (kPuts) {  // put peers: the E words at once (each is its own signal: no fence, no order)
         __syncthreads();
         for (int d = 0; d < R; ++d) {
@@ -241,7 +243,8 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
 cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
                                          const float* topkWeights, int numTokens, int budget, cudaStream_t stream) {
   const SyParams& p = ctx.p;
-  int blocks = budget < 1 ? 1 : budget;
+  // The blocks wait for one another's counts: never more than are resident at once.
+  int blocks = budget < 1 ? 1 : (budget < ctx.plan.blocks ? budget : ctx.plan.blocks);
   const int chunk = chunkTokens(numTokens, blocks);
   blocks = numTokens > 0 ? (numTokens + chunk - 1) / chunk : 1;  // every block has tokens; the last ends at T
   const int smem = contigSendSmem(ctx);

@@ -158,6 +158,11 @@ struct SyPlan {
   int32_t* entryIndex;   ///< [M, K] index of (t, k) among the source's rows for topkIdx[t][k]
   int32_t* recordIndex;  ///< [M, K] record j of t on the rank of slot k (valid at each rank's first slot)
   int32_t* totals;       ///< [E + R] rows per expert, then records per destination (the last chunk's block)
+  // The contiguous send's counts by block (plan.cuh's planChunkByBlocks), for grids of up to `blocks`:
+  int32_t* blockCounts;  ///< [blocks, E + R] each block's chunk: rows per expert, then records per destination
+  uint64_t* blockBad;    ///< [blocks] the chunk's first bad entry (topk_check.cuh's key), or none
+  uint64_t* blockMarks;  ///< [blocks] stepMark once the block's counts and first bad entry are written
+  int blocks;            ///< the grids' largest: one wave of the stage kernels on this rank's share of the GPU
 };
 
 /// The put path's staging (docs/design.md "Put path"): a send stage's rows, scales, records and

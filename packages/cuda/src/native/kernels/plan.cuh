@@ -18,6 +18,7 @@
 
 #include "copy.cuh"
 #include "params.cuh"
+#include "stage.cuh"
 #include "topk_check.cuh"
 
 namespace sy {
@@ -168,6 +169,114 @@ __device__ inline void walkOne(const SyCtx& c, const int* row, const int* rrow, 
   __syncwarp();
 }
 
+/// Checks token t's K ids (the first bad one's key into *sBad, the smallest kept) and, when `count`
+/// and they are good, adds its slots to the counters cnt [E] and its ranks to recs [R] (shared
+/// memory, any order). Up to 8 slots are loaded together into registers.
+__device__ inline void checkCountToken(const int32_t* topkIdx, int t, int K, int E, int L, bool count, int* cnt,
+                                       int* recs, unsigned long long* sBad) {
+  const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
+  if (K <= 8) {
+    int v[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v[k] = k < K ? row[k] : -1;
+    const unsigned long long bad = firstBadOf<8>(v, K, E, t);
+    if (bad != kNoBadEntry) atomicMin(sBad, bad);
+    if (bad != kNoBadEntry || !count) return;
+    int rk[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      rk[k] = v[k] >= 0 ? v[k] / L : -1;
+      if (v[k] >= 0) atomicAdd(&cnt[v[k]], 1);
+    }
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      bool first = rk[k] >= 0;
+#pragma unroll
+      for (int q = 0; q < k; ++q) first = first && rk[q] != rk[k];
+      if (first) atomicAdd(&recs[rk[k]], 1);
+    }
+    return;
+  }
+  const unsigned long long bad = firstBadIn(row, K, E, t);
+  if (bad != kNoBadEntry) atomicMin(sBad, bad);
+  if (bad != kNoBadEntry || !count) return;
+  for (int k = 0; k < K; ++k) {
+    const int ex = row[k];
+    if (ex < 0) continue;
+    atomicAdd(&cnt[ex], 1);
+    const int r = ex / L;
+    bool first = true;
+    for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == r);
+    if (first) atomicAdd(&recs[r], 1);
+  }
+}
+
+/// Block-collective step 2 of the plans below: the chunk [t0, t1) in token order, the counters
+/// cnt [E] / recs [R] (shared memory) holding the counts before it on entry and through its end on
+/// return (warp 0's view; the caller's barrier publishes them). `ids`: the staging area of
+/// planSmemBytes. A bad id staged here is recorded into *sBad.
+__device__ inline void walkChunk(const SyCtx& c, const int32_t* topkIdx, int t0, int t1, int* cnt, int* recs, int* ids,
+                                 int* entries, unsigned long long* sBad) {
+  const SyParams& p = c.p;
+  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), E = p.experts(), dp = p.dpSize();
+  const int mine = c.rank % dp;
+  // 2. The chunk in token order, by warp 0, 32 tokens at a time (lane = token): one bit per (expert,
+  // lane) and per (rank, lane) gives each slot the number of earlier tokens of the group naming the
+  // same expert (rank); the counters hold the groups before. An id out of range is staged as -1
+  // (the walk indexes shared memory with the ids); while warp 0 walks, the other warps look for an
+  // expert named twice by a staged token (the walk's numbering is then wrong, but in range).
+  int* rks = ids + kPlanStage * K;                                      // [kPlanStage * K] rank of each slot
+  uint32_t* bits = reinterpret_cast<uint32_t*>(rks + kPlanStage * K);  // [E]
+  uint32_t* dbits = bits + E;                                          // [R]
+  for (int i = threadIdx.x; i < E + R; i += blockDim.x) bits[i] = 0;
+  for (int s0 = t0; s0 < t1; s0 += kPlanStage) {
+    const int n = min(kPlanStage, t1 - s0);
+    __syncthreads();
+    for (int i = threadIdx.x; i < n * K; i += blockDim.x) {
+      int ex = topkIdx[static_cast<uint64_t>(s0) * K + i];
+      if (ex < -1 || ex >= E) {
+        atomicMin(sBad, badKey(s0 + i / K, i % K, -1));
+        ex = -1;
+      }
+      ids[i] = ex;
+      rks[i] = ex >= 0 ? ex / L : -1;  // the divisions here, in parallel, not in the walk
+    }
+    __syncthreads();
+    if (threadIdx.x >= 32) {
+      for (int i = threadIdx.x - 32; i < n; i += blockDim.x - 32) {
+        const int* row = ids + i * K;
+        unsigned long long bad = kNoBadEntry;
+        for (int k = 1; k < K && bad == kNoBadEntry; ++k) {
+          for (int q = 0; q < k && row[k] >= 0; ++q) {
+            if (row[q] == row[k]) {
+              bad = badKey(s0 + i, k, q);
+              break;
+            }
+          }
+        }
+        if (bad != kNoBadEntry) atomicMin(sBad, bad);
+      }
+      continue;
+    }
+    const int lane = threadIdx.x;
+    if (n == 1) {
+      walkOne(c, ids, rks, s0, s0 % dp == mine, K, cnt, recs, lane, entries != nullptr && t1 - t0 == 1 ? entries : nullptr);
+      continue;
+    }
+    for (int g = 0; g < n; g += 32) {
+      const int i = g + lane;
+      const int t = s0 + i;
+      const bool active = i < n && t % dp == mine;
+      int* se = entries != nullptr && t1 - t0 <= kPlanStage && i < n ? entries + i * K : nullptr;
+      if (K <= 8) {
+        walkGroup<8>(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane, se);  // top-8 and below
+      } else {
+        walkGroupWide(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane, se);
+      }
+    }
+  }
+}
+
 /// Block-collective. `last` = this block's chunk ends at T (it writes plan.totals). Every token's
 /// ids are checked on the way (topk_check.cuh): the block's chunk as it is staged, every other token
 /// in the loads that count the tokens before the chunk. Returns true in every thread when all of
@@ -198,102 +307,14 @@ __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
   const int others = t0 + (T - t1);
   for (int i = threadIdx.x; i < others; i += blockDim.x) {
     const int t = i < t0 ? i : t1 + (i - t0);
-    const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
-    if (K <= 8) {
-      int v[8];
-#pragma unroll
-      for (int k = 0; k < 8; ++k) v[k] = k < K ? row[k] : -1;
-      const unsigned long long bad = firstBadOf<8>(v, K, E, t);
-      if (bad != kNoBadEntry) atomicMin(&sBad, bad);
-      if (bad != kNoBadEntry || t >= t0 || t % dp != mine) continue;
-      int rk[8];
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        rk[k] = v[k] >= 0 ? v[k] / L : -1;
-        if (v[k] >= 0) atomicAdd(&cnt[v[k]], 1);
-      }
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        bool first = rk[k] >= 0;
-#pragma unroll
-        for (int q = 0; q < k; ++q) first = first && rk[q] != rk[k];
-        if (first) atomicAdd(&recs[rk[k]], 1);
-      }
-      continue;
-    }
-    const unsigned long long bad = firstBadIn(row, K, E, t);
-    if (bad != kNoBadEntry) atomicMin(&sBad, bad);
-    if (bad != kNoBadEntry || t >= t0 || t % dp != mine) continue;
-    for (int k = 0; k < K; ++k) {
-      const int ex = row[k];
-      if (ex < 0) continue;
-      atomicAdd(&cnt[ex], 1);
-      const int r = ex / L;
-      bool first = true;
-      for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == r);
-      if (first) atomicAdd(&recs[r], 1);
-    }
+    checkCountToken(topkIdx, t, K, E, L, t < t0 && t % dp == mine, cnt, recs, &sBad);
   }
   mark();  // the tokens before the chunk counted (this thread's share)
   if (recRange != nullptr) {  // the counters now hold the records before the chunk
     __syncthreads();
     for (int i = threadIdx.x; i < R; i += blockDim.x) recRange[i] = recs[i];
   }
-  // 2. The chunk in token order, by warp 0, 32 tokens at a time (lane = token): one bit per (expert,
-  // lane) and per (rank, lane) gives each slot the number of earlier tokens of the group naming the
-  // same expert (rank); the counters hold the groups before. An id out of range is staged as -1
-  // (the walk indexes shared memory with the ids); while warp 0 walks, the other warps look for an
-  // expert named twice by a staged token (the walk's numbering is then wrong, but in range).
-  int* rks = ids + kPlanStage * K;                                      // [kPlanStage * K] rank of each slot
-  uint32_t* bits = reinterpret_cast<uint32_t*>(rks + kPlanStage * K);  // [E]
-  uint32_t* dbits = bits + E;                                          // [R]
-  for (int i = threadIdx.x; i < E + R; i += blockDim.x) bits[i] = 0;
-  for (int s0 = t0; s0 < t1; s0 += kPlanStage) {
-    const int n = min(kPlanStage, t1 - s0);
-    __syncthreads();
-    for (int i = threadIdx.x; i < n * K; i += blockDim.x) {
-      int ex = topkIdx[static_cast<uint64_t>(s0) * K + i];
-      if (ex < -1 || ex >= E) {
-        atomicMin(&sBad, badKey(s0 + i / K, i % K, -1));
-        ex = -1;
-      }
-      ids[i] = ex;
-      rks[i] = ex >= 0 ? ex / L : -1;  // the divisions here, in parallel, not in the walk
-    }
-    __syncthreads();
-    if (threadIdx.x >= 32) {
-      for (int i = threadIdx.x - 32; i < n; i += blockDim.x - 32) {
-        const int* row = ids + i * K;
-        unsigned long long bad = kNoBadEntry;
-        for (int k = 1; k < K && bad == kNoBadEntry; ++k) {
-          for (int q = 0; q < k && row[k] >= 0; ++q) {
-            if (row[q] == row[k]) {
-              bad = badKey(s0 + i, k, q);
-              break;
-            }
-          }
-        }
-        if (bad != kNoBadEntry) atomicMin(&sBad, bad);
-      }
-      continue;
-    }
-    const int lane = threadIdx.x;
-    if (n == 1) {
-      walkOne(c, ids, rks, s0, s0 % dp == mine, K, cnt, recs, lane, entries != nullptr && t1 - t0 == 1 ? entries : nullptr);
-      continue;
-    }
-    for (int g = 0; g < n; g += 32) {
-      const int i = g + lane;
-      const int t = s0 + i;
-      const bool active = i < n && t % dp == mine;
-      int* se = entries != nullptr && t1 - t0 <= kPlanStage && i < n ? entries + i * K : nullptr;
-      if (K <= 8) {
-        walkGroup<8>(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane, se);  // top-8 and below
-      } else {
-        walkGroupWide(c, ids + i * K, rks + i * K, t, active, K, cnt, recs, bits, dbits, lane, se);
-      }
-    }
-  }
+  walkChunk(c, topkIdx, t0, t1, cnt, recs, ids, entries, &sBad);
   mark();  // the walk (warp 0's view)
   __syncthreads();
   const unsigned long long bad = sBad;
@@ -303,6 +324,80 @@ __device__ inline bool planChunk(const SyCtx& c, const int32_t* topkIdx, int T, 
   }
   if (bad != kNoBadEntry && threadIdx.x == 0) reportBadInput(c.state, bad, topkIdx, K, S_DISPATCH_SEND);
   return bad == kNoBadEntry;
+}
+
+/// planChunk for a grid whose blocks are all resident at once (the contiguous send, whose blocks
+/// wait for one another's counts anyway), without every block reading every token: each block
+/// checks and counts only its own chunk and publishes its counts (plan.blockCounts [B, E + R],
+/// its first bad entry in plan.blockBad, then plan.blockMarks[b] = stepMark, released at GPU
+/// scope). Once every block's mark is in (a thread a block, bounded by the timeout), the first bad
+/// entry is the smallest of all, a block's counters before its chunk are the sum over the blocks
+/// before it, and the last block (`last`) has the step's totals before its walk: it writes
+/// plan.totals and calls `announce(i, total)` for every i in [0, E + R) there, so the count words
+/// leave while the walks run. Then the walk, as planChunk's. Same numbering, totals and first bad
+/// entry as planChunk.
+template <typename Mark, typename Announce>
+__device__ inline bool planChunkByBlocks(const SyCtx& c, const int32_t* topkIdx, int t0, int t1, bool last, int* smem,
+                                         int* recRange, Mark mark, Announce announce) {
+  const SyParams& p = c.p;
+  const int R = p.ranks(), L = p.localExperts(), K = p.topK(), E = p.experts(), dp = p.dpSize();
+  const int mine = c.rank % dp;
+  const int n = E + R;
+  int* cnt = smem;      // [E]
+  int* recs = cnt + E;  // [R]
+  int* ids = recs + R;  // [kPlanStage * K]
+  __shared__ unsigned long long sBad;
+  if (threadIdx.x == 0) sBad = kNoBadEntry;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) cnt[i] = 0;
+  __syncthreads();
+  for (int t = t0 + static_cast<int>(threadIdx.x); t < t1; t += blockDim.x) {
+    checkCountToken(topkIdx, t, K, E, L, t % dp == mine, cnt, recs, &sBad);
+  }
+  __syncthreads();
+  const int b = blockIdx.x, B = gridDim.x;
+  const uint64_t step = stepMark(c.state);
+  for (int i = threadIdx.x; i < n; i += blockDim.x) c.plan.blockCounts[static_cast<uint64_t>(b) * n + i] = cnt[i];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    c.plan.blockBad[b] = sBad;
+    __threadfence();
+    stReleaseGpu64(&c.plan.blockMarks[b], step);
+  }
+  for (int i = threadIdx.x; i < B; i += blockDim.x) {
+    waitMark(&c.plan.blockMarks[i], step, c.state, c.timeoutNs, S_DISPATCH_SEND, static_cast<uint32_t>(c.rank),
+             R_COUNT_SIGNAL);
+  }
+  if (__syncthreads_or(hasError(c.state))) return false;
+  for (int i = threadIdx.x; i < B; i += blockDim.x) {
+    const unsigned long long bad = __ldcg(&c.plan.blockBad[i]);
+    if (bad != kNoBadEntry) atomicMin(&sBad, bad);
+  }
+  __syncthreads();
+  const unsigned long long bad = sBad;
+  if (bad != kNoBadEntry) {
+    if (threadIdx.x == 0) reportBadInput(c.state, bad, topkIdx, K, S_DISPATCH_SEND);
+    return false;
+  }
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    int before = 0;
+    for (int q = 0; q < b; ++q) before += __ldcg(&c.plan.blockCounts[static_cast<uint64_t>(q) * n + i]);
+    if (last) {
+      const int total = before + cnt[i];
+      c.plan.totals[i] = total;
+      announce(i, total);
+    }
+    cnt[i] = before;
+  }
+  __syncthreads();
+  mark();  // every block's counts, the counters before the chunk (and the last block's announced)
+  if (recRange != nullptr) {  // the counters now hold the records before the chunk
+    for (int i = threadIdx.x; i < R; i += blockDim.x) recRange[i] = recs[i];
+  }
+  walkChunk(c, topkIdx, t0, t1, cnt, recs, ids, nullptr, &sBad);
+  mark();  // the walk (warp 0's view)
+  __syncthreads();
+  for (int i = threadIdx.x; i < R && recRange != nullptr; i += blockDim.x) recRange[R + i] = recs[i];
+  return true;
 }
 
 }  // namespace sy

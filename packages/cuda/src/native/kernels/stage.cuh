@@ -111,4 +111,32 @@ __device__ inline uint64_t stepMark(const SyState* state) {
   return ((static_cast<uint64_t>(ldVolatile(&state->stepHigh)) << 32) | ldVolatile(&state->step)) + 1;
 }
 
+/// A block's mark for the other blocks of its grid: `v` at `p` after everything the block wrote
+/// before it (the caller fences first), at GPU scope.
+__device__ inline void stReleaseGpu64(uint64_t* p, uint64_t v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/// Spins until another block of this grid set `*word` to this step's `mark` (stReleaseGpu64),
+/// acquiring what that block wrote before it; any other value is an earlier step's, or 0. Returns
+/// false after recording a timeout (`stage`, `peer`, `region` name it) or seeing another thread's error.
+__device__ inline bool waitMark(const uint64_t* word, uint64_t mark, SyState* state, uint64_t timeoutNs, uint32_t stage,
+                                uint32_t peer, uint32_t region) {
+  uint64_t start = 0;
+  for (uint32_t spins = 0;; ++spins) {
+    uint64_t w;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(word) : "memory");
+    if (w == mark) return true;
+    if (spins == 0) start = globalTimerNs();
+    if (spins > 32) __nanosleep(64);
+    if ((spins & 15u) == 15u) {
+      if (hasError(state)) return false;
+      if (globalTimerNs() - start > timeoutNs) {
+        recordError(state, E_TIMEOUT, stage, peer, region, static_cast<uint32_t>(w), static_cast<uint32_t>(mark));
+        return false;
+      }
+    }
+  }
+}
+
 }  // namespace sy
