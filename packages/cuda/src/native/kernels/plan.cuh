@@ -8,11 +8,14 @@
 ///  plan.recordIndex   Shape: [M, K]   int32 out: record j of t on the rank of slot k, at that rank's first slot
 ///  plan.totals        Shape: [E + R]  int32 out (the block whose chunk ends at T): rows per expert, records per rank
 //
-// No grid-wide step: each block first counts the tokens before its chunk into shared counters
-// (one thread per token, order-free atomics), then warp 0 walks its own tokens in order, 32 at a
-// time (lane = token; a bit per (expert, lane) ranks the group's tokens naming an expert), ids
-// staged in shared memory kPlanStage tokens at a time. The counters then hold the counts up to the
-// chunk's end, which for the last chunk are the step's totals.
+// The masked send (planChunk), no grid-wide step: each block first counts the tokens before its
+// chunk into shared counters (one thread per token, order-free atomics), then warp 0 walks its own
+// tokens in order, 32 at a time (lane = token; a bit per (expert, lane) ranks the group's tokens
+// naming an expert), ids staged in shared memory kPlanStage tokens at a time. The counters then
+// hold the counts up to the chunk's end, which for the last chunk are the step's totals. The
+// contiguous send (planChunkByBlocks), whose blocks are all resident and wait for one another's
+// counts anyway: each block counts only its own chunk, publishes the counts, and takes the sum of
+// the blocks before it as its counters before the walk; the last block has the totals first.
 #pragma once
 #include <cstdint>
 

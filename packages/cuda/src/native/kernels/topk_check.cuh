@@ -1,9 +1,10 @@
 // The caller's expert ids, checked on the device (core's validateRankInput rule for topkIdx): every
 // entry in [-1, E), and no expert named twice by one token. The C and Python paths hand device
 // pointers the host cannot read without a synchronisation, so the kernels that read topkIdx check
-// it where they read it: dispatch send's plan (plan.cuh: every block checks every token, the ones
-// outside its chunk in the same loads as the ones before it, before any store leaves the block)
-// and combine recv's count check (combine_check.cuh).
+// it where they read it: dispatch send's plan (plan.cuh, before any store leaves a block: in the
+// masked send every block checks every token, the ones outside its chunk in the same loads as the
+// ones before it; in the contiguous send each block checks its own chunk and takes the smallest
+// bad key of all blocks once their counts are in) and combine recv's count check (combine_check.cuh).
 //
 ///  topkIdx  Shape: [T, K]  int32 global expert ids, -1 = unused slot
 //
