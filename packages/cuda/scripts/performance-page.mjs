@@ -7,20 +7,14 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-combine-rings";
+const RECORD = "results/2026-11-26-plan-by-blocks";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
  */
 const RUNS = [
   { file: "bench-2gpu.json", ranks: "2 GPUs, bf16 in", step: "peers-build bench-2gpu" },
-  {
-    file: "bench-2gpu-fp8.json",
-    ranks: "2 GPUs, fp8 in",
-    step: "peers-build bench-2gpu-fp8",
-    record: "results/2026-11-26-store-bases",
-    why: "its dispatch kernels are the page's, its combine send predates the rings (the bf16-in run has them)",
-  },
+  { file: "bench-2gpu-fp8.json", ranks: "2 GPUs, fp8 in", step: "peers-build bench-2gpu-fp8" },
 ];
 /** The peer libraries' impl names in the bench JSON (packages/cuda-rig/src/bench/peers.ts). */
 const PEERS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"];
@@ -196,9 +190,7 @@ export function render() {
 }
 
 /** Later records that moved these figures without a full run of this page's configs (bf16 and fp8). */
-const LATER = [
-  "- Since this run the combine receive went back to its registers: the rings there measured +9.8 µs on the contiguous 4096 receive in one call (108.6 against 118.5, [combine-rings](../results/2026-11-26-combine-rings/README.md) call 6), so main's combine is about 10 µs under the figures here.",
-];
+const LATER = [];
 
 /**
  * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
@@ -215,8 +207,8 @@ function reasons(at, fp8) {
   return [
     "- **Masked, 1 token.** Below the targets is the floor of this timing method, measured in the same",
     "  call (`bench/probes/phase-floor.cu`: four kernels in one graph, an event between each, as the",
-    "  bench times a step): an empty kernel's phase takes 4.8 µs, one that stores, fences at system",
-    "  scope and releases a flag 8.0, so a half of a send and a receive has 12.8 µs before any work of",
+    "  bench times a step): an empty kernel's phase takes 4.5 µs, one that stores, fences at system",
+    "  scope and releases a flag 7.7, so a half of a send and a receive has 12.2 µs before any work of",
     "  its own, above the 12 / 10 targets (on a one-GPU machine the same probe gave 2.9 and 4.4). Each",
     "  stage is then a chain of dependent steps in one block: in the floors record's stamps block 0 of the",
     "  dispatch send takes 9.2 µs (the plan 3.5, rows and records 2.7, signals 2.3) and ends last, the",
@@ -241,17 +233,21 @@ function reasons(at, fp8) {
     "  receive fans the peer's rows out (padding rows now get their meta alone: the protocol leaves their",
     "  x and scales unspecified, −50 µs), 332 MB a rank in all (302 with fp8 input); at the best rate its",
     "  kernels reach through 24 SMs (1.4 TB/s of stores) that is 237 µs (216) before the plan and the",
-    "  count exchange (47 µs in the stamps), above the 260 / 230 targets. Stores issued by the SM's copy",
+    "  count exchange, above the 260 / 230 targets. The plan and the exchange took 48 µs of block 0's",
+    "  send until each block counted only its own chunk and the last block sent the totals before its",
+    "  walk (this record: 30 µs, the send 290.6 -> 269.9 in one call). Stores issued by the SM's copy",
     "  engine from shared memory instead of by the warps took the fan-out −7 µs and the send's rows",
-    "  nothing (+1 to +6 µs): the bytes, not how they are issued. The",
+    "  nothing (+1 to +6 µs), and the send's input through a cp.async ring, five 1 KB pieces ahead, took",
+    "  it +11 µs: neither the loads nor how the stores are issued hold its rows (220 µs in block 0). The",
     "  combine send is bound by its loads in flight and its instructions, not by NVLink (8 SMs already",
     "  write 361 GB/s): its sums now load through cp.async rings in shared memory, 24 vectors a lane,",
-    "  several stages ahead (505 -> 369 µs against the previous main in one call, this record); the same",
-    "  bytes alone take 210 µs on 24 SMs (`bench/probes/stream-floor.cu`, same call; 198 on all 132),",
+    "  several stages ahead (505 -> 369 µs against the previous main in one call, the combine-rings record); the same",
+    "  bytes alone take 209 µs on 24 SMs (`bench/probes/stream-floor.cu`, same call; 198 on all 132),",
     "  and its SASS runs about 190 instructions on each 256-output stage of 4 sources, about 250 µs of",
     "  issue on 24 SMs for the 229,000 stages of a rank, with fp32 multiply and add kept apart for",
     "  bit-exactness. A ring queue across records, to save each record's restart, cost 32 instructions a",
-    "  copy and took the send to 796 µs; the rings in the receive were slower than its registers (+9.8).",
+    "  copy and took the send to 796 µs; the rings in the receive were slower than its registers (+9.8),",
+    "  and asking L2 for each next record's first stages was slower too (send +22, receive +4.6, this record).",
     "  Against DeepEP's normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's",
     "  caller does outside it.",
   ];
