@@ -104,22 +104,20 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   const bool summed = R <= kSummedRanks;
   if (ok) {
     for (int i = threadIdx.x; i < R * R && summed; i += kThreads) srcDst[i] = 0;
+    for (int i = threadIdx.x; i < 2 * E; i += kThreads) first[i] = 0;  // first[E], then total[E]
     __syncthreads();
     // Relaxed waits: a count word is its own data; the rows it places are ordered by dispatchSignal.
-    // Warp 0 alone polls (the other warps wait at the barrier, not on the words).
+    // A thread a (source, expert) word, so words already here cost one round trip (warp 0 alone
+    // polling 16 words a lane one after the other took 12 µs at 256 experts and 2 ranks).
     const uint32_t* words = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
-    for (int ex = threadIdx.x; ex < E && threadIdx.x < kWarp; ex += kWarp) {
-      int before = 0, all = 0;
-      for (int s = 0; s < R; ++s) {
-        const int n = waitSignal(words + static_cast<uint64_t>(s) * E + ex, epoch, static_cast<uint32_t>(M), c.state,
-                                 c.timeoutNs, S_DISPATCH_SEND, static_cast<uint32_t>(s), R_COUNT_SIGNAL, false);
-        if (n < 0) break;
-        before += s < c.rank ? n : 0;
-        all += n;
-        if (summed && n > 0) atomicAdd(&srcDst[s * R + ex / L], n);
-      }
-      first[ex] = before;
-      total[ex] = all;
+    for (int i = threadIdx.x; i < R * E; i += kThreads) {
+      const int s = i / E, ex = i % E;
+      const int n = waitSignal(words + i, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs, S_DISPATCH_SEND,
+                               static_cast<uint32_t>(s), R_COUNT_SIGNAL, false);
+      if (n <= 0) continue;  // none, or an error recorded (checked below)
+      if (s < c.rank) atomicAdd(&first[ex], n);
+      atomicAdd(&total[ex], n);
+      if (summed) atomicAdd(&srcDst[s * R + ex / L], n);
     }
     __syncthreads();
     // A corrupted rank's counts must not move this rank's stores past a destination's recvX: each
