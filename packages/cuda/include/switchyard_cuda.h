@@ -147,7 +147,8 @@ SY_API int sy_endpoint_region(const sy_endpoint* ep, int region, void** ptr, uin
 SY_API int sy_endpoint_counts(const sy_endpoint* ep, const int32_t** counts);
 
 /* The SM budget of the endpoint's kernels. Contiguous layout: their grid size (default the runtime
- * options' contiguous_blocks or 24, at most the SM count divided by the PEs sharing the GPU).
+ * options' contiguous_blocks or 24, at most the SM count divided by the PEs sharing the GPU; the
+ * dispatch send's blocks wait for one another, so its grid stays within one wave whatever the budget).
  * Masked layout: the SMs its grids may use (default and most: one wave, every SM divided by the
  * PEs sharing the GPU); combine recv adds its check blocks. blocks in [1, 65535]. */
 SY_API int sy_endpoint_set_blocks(sy_endpoint* ep, int blocks);

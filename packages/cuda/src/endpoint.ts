@@ -391,7 +391,8 @@ export class RankEndpoint {
 
   /**
    * The SM budget of the endpoint's kernels. Contiguous layout: grid size of its copy kernels
-   * (default the runtime option contiguousBlocks, or 24). Masked layout: the SMs its grids may use
+   * (default the runtime option contiguousBlocks, or 24; the dispatch send's blocks wait for one
+   * another, so its grid stays within one wave). Masked layout: the SMs its grids may use
    * (default and most: one wave over every SM, shared by the ranks on the GPU).
    */
   setBlocks(blocks: number): void {
