@@ -57,7 +57,7 @@ def test_the_table_from_a_file():
     out = subprocess.run([sys.executable, str(PHASES), "--steps", "0", "-"], input=lines, capture_output=True,
                          text=True, check=True).stdout
     assert "| contigSend | all | whole kernel (first to last stamp) | 2000 |" in out
-    assert "| contigSend | all | plan: setup, tokens before the chunk | 100 |" in out  # cycles turned into ns: 200 of 4000 in 2000 ns
+    assert "| contigSend | all | plan: the chunk counted, every block's counts in, totals out | 100 |" in out  # cycles turned into ns: 200 of 4000 in 2000 ns
 
 
 def _timed(kernel: str, ns: int, marks: list[int], start: int, prev: int) -> str:
