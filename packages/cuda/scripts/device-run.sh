@@ -246,12 +246,15 @@ for s in "${steps[@]}"; do
       step host-overhead 240 bash packages/cuda/bench/host-overhead/run.sh "$OUT" ;;
     kernel-times) # each stage kernel's own duration (Nsight Compute), eager and graph; the report in the log
       step kernel-times 300 bash packages/cuda/bench/kernel-times/run.sh "$OUT" ;;
+    profile) # Nsight Compute's sections and hottest SASS lines of the contiguous send kernels at one rank
+      # (PROFILE_POINT, PROFILE_KERNEL: bench/kernel-times/profile.sh; build with SWITCHYARD_CUDA_LINEINFO=1)
+      step profile 400 bash packages/cuda/bench/kernel-times/profile.sh "$OUT" ;;
     c-example) # a checked step from C through the exported library, both layouts
       step c-example 60 bash -c 'cd packages/cuda/examples/c && cc -std=c11 -O2 -Wall moe_step.c -I../../include \
         -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;
     pack) # at most 8 files come back from the GPU machine: logs and JSON into one archive; the
       # bench's JSON and SVG and the summary stay beside it
-      (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json $(ls -d put 2>/dev/null) 2>/dev/null &&
+      (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json $(ls -d put ./*.ncu-rep.gz 2>/dev/null) 2>/dev/null &&
         find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
           ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' ! -name 'bench-2gpu-fp8.json' ! -name 'bench-2gpu-fp8.svg' -delete &&
         rm -rf put) ;;

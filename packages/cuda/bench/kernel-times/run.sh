@@ -28,7 +28,8 @@ fi
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cc -std=c11 -O2 -Wall "$here/../host-overhead/step.c" -I"$here/../../include" -L"$lib" -lswitchyard_cuda \
+cc -std=c11 -O2 -Wall "$here/../host-overhead/step.c" -I"$here/../../include" -I"$here/../native/include" \
+  -L"$lib" -lswitchyard_cuda_bench -lswitchyard_cuda \
   -Wl,-rpath,"$lib" -o "$work/step"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
 steps=100  # per mode, after step.c's 50 warm-up steps: eager steps 0-149, then graph replays 0-149
