@@ -31,7 +31,7 @@ name=profile-${point/:/-}
   --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
   --section WarpStateStats --section SchedulerStats --section InstructionStats --section LaunchStats \
   --section Occupancy --section SourceCounters --import-source yes -o "$work/$name" \
-  "$work/step" "$point" --steps 5 >"$work/ncu.log" 2>&1 || { cat "$work/ncu.log" >&2; exit 1; }
+  "$work/step" "$point" --steps 10 >"$work/ncu.log" 2>&1 || { cat "$work/ncu.log" >&2; exit 1; }
 "$ncu" --import "$work/$name.ncu-rep" --print-details all | tee "$out/$name.log"
 "$ncu" --import "$work/$name.ncu-rep" --page source --print-source sass --csv >"$work/sass.csv" 2>"$work/sass.err" ||
   cat "$work/sass.err" >&2

@@ -50,9 +50,16 @@ __host__ __device__ inline int contigSendReused(const SyParams& p) {
   return plan > bases ? plan : bases;
 }
 
-int contigSendSmem(const SyCtx& c) { return contigSendReused(c.p) + (c.puts ? 8 * c.p.ranks() : 0); }
+/// Then, 16-byte aligned, each warp's staging for the bulk sends (PieceStage, payload.cuh).
+__host__ __device__ inline int contigSendStage(const SyParams& p, bool puts) {
+  return (contigSendReused(p) + (puts ? 8 * p.ranks() : 0) + 15) / 16 * 16;
+}
 
-template <bool kPuts>
+int contigSendSmem(const SyCtx& c) {
+  return contigSendStage(c.p, c.puts) + kWarps * static_cast<int>(sizeof(PieceStage));
+}
+
+template <bool kPuts, bool kBulk>
 __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint8_t* x, const float* xScales,
                                                              const int32_t* topkIdx, const float* topkWeights, int T,
                                                              int chunk) {
@@ -62,7 +69,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN(c.rank);
-  extern __shared__ int sMem[];
+  extern __shared__ __align__(16) int sMem[];
   const int t0 = min(T, static_cast<int>(blockIdx.x) * chunk);
   const int t1 = min(T, t0 + chunk);
   const bool lastChunk = blockIdx.x == gridDim.x - 1;
@@ -155,6 +162,11 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
     const int items = (t1 - t0) * spans;
     const uint64_t xOff = p.offset(R_RECV_X);
     const uint64_t sOff = p.offset(R_RECV_SCALES);
+    // Rows by the SM's bulk copies from the warp's staging (sm_90, aligned rows): a lane a
+    // destination row, so no lane loops over the rows with its own stores.
+    const bool bulk = kBulk && SY_BULK_COPIES;  // kBulk: the launch found bulkPieces(p, x)
+    PieceStage* stage = reinterpret_cast<PieceStage*>(reinterpret_cast<uint8_t*>(sMem) + contigSendStage(p, kPuts)) + warp;
+    uint32_t staged = 0;
     for (int item = warp; item < items; item += kWarps) {
       const int t = t0 + item / spans;
       const int span = item % spans;
@@ -192,7 +204,26 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
           }
         }
       };
-      if (p0 < p1) sendPieces(p, x, xScales, t, p0, p1, lane, each);
+      if (p0 < p1 && bulk) {
+        // This lane's row: its entry's on this rank, the record's first entry's on another, or a
+        // put peer's outbox row.
+        uint8_t* rowX = nullptr;
+        float* rowS = nullptr;
+        const int d = s.ex >= 0 ? s.ex / L : -1;
+        if (s.leader || (d >= 0 && d == c.rank)) {
+          uint8_t* heap = reinterpret_cast<uint8_t*>(s.leader ? base : reinterpret_cast<uint64_t>(c.peers[d]));
+          if (!isPutHeap<kPuts>(heap)) {
+            rowX = heap + xOff + static_cast<uint64_t>(row) * rowBytes;
+            rowS = reinterpret_cast<float*>(heap + sOff) + static_cast<uint64_t>(row) * S;
+          } else if (s.leader) {
+            rowX = outboxRow(c, d, jv);
+            rowS = outboxScales(c, d, jv);
+          }
+        }
+        bulkSendPieces(p, x, xScales, t, p0, p1, lane, rowX, rowS, stage, staged);
+      } else if (p0 < p1 && (!kBulk || !SY_BULK_COPIES)) {
+        sendPieces(p, x, xScales, t, p0, p1, lane, each);
+      }
       if (p0 == 0) {
         const int j = jv;
         for (uint32_t m = s.leaders; m != 0; m &= m - 1) {
@@ -205,6 +236,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
         }
       }
     }
+    if (bulk) bulkSendDone();
     if (kPuts) {  // the chunk's records to each put peer: one range; each row (and scales) to its place
       __syncthreads();
       for (int d = 0; d < R; ++d) {
@@ -246,7 +278,11 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
   const int chunk = chunkTokens(numTokens, blocks);
   blocks = numTokens > 0 ? (numTokens + chunk - 1) / chunk : 1;  // every block has tokens; the last ends at T
   const int smem = contigSendSmem(ctx);
-  auto kernel = ctx.puts ? contigSendKernel<true> : contigSendKernel<false>;
+  // Bulk sends where the rows allow them (and the build has them), else the lanes' own stores:
+  // a kernel each, so that neither path's registers weigh on the other's.
+  const bool bulk = bulkPieces(p, x);
+  auto kernel = ctx.puts ? (bulk ? contigSendKernel<true, true> : contigSendKernel<true, false>)
+                         : (bulk ? contigSendKernel<false, true> : contigSendKernel<false, false>);
   cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (rc != cudaSuccess) return rc;
   kernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr,

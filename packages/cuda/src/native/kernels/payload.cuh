@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "bulk_copy.cuh"
 #include "codec.cuh"
 #include "copy.cuh"
 #include "params.cuh"
@@ -233,6 +234,82 @@ __device__ inline void sendPieces(const SyParams& p, const uint8_t* x, const flo
     loadPiece(p, x, t, k, lane, r);
     storePiece(p, x, xScales, t, k, lane, r, each);
   }
+}
+
+/// A warp's staging for the bulk sends (bulkSendPieces): two pieces of the dispatch row and their
+/// scales, so the stores of one piece leave while the next is loaded and cast.
+struct alignas(16) PieceStage {
+  uint8_t x[2][kPieceBytes];
+  float s[2][kPieceBytes / 128];
+};
+
+/// Whether bulkSendPieces applies (on sm_90: SY_BULK_COPIES): 16-byte rows and input (bf16 input
+/// cast to fp8 is read 16 bytes at a time in any case), and S a multiple of 4, so that every
+/// piece's scales are a 16-byte span at a 16-byte offset.
+__host__ __device__ inline bool bulkPieces(const SyParams& p, const void* x) {
+  return (p.rowBytes() & 15) == 0 && (p.scalesPerRow() & 3) == 0 &&
+         (p.quantize() || (reinterpret_cast<uintptr_t>(x) & 15) == 0);
+}
+
+/// Pieces [p0, p1) of token t through the warp's shared memory: the warp loads (and casts) a piece
+/// into registers, writes it and its scales to `st`, and each lane with a destination row (`rowX`
+/// non-null, its scales at `rowS`) stores them there with two bulk copies; no lane stores a row's
+/// bytes itself. `n` counts the warp's pieces across calls (the buffer is n % 2); a buffer is
+/// refilled once the bulk copies of two pieces before have read it. The caller ends with
+/// bulkSendDone before anything reads the rows or signals them.
+template <int V = kPieceVecs>
+__device__ inline void bulkSendPieces(const SyParams& p, const uint8_t* x, const float* xScales, int t, int p0,
+                                      int p1, int lane, uint8_t* rowX, float* rowS, PieceStage* st, uint32_t& n) {
+  const uint64_t rowBytes = p.rowBytes();
+  const int S = p.scalesPerRow();
+  const bool amaxScales = p.amaxScales();
+  for (int k = p0; k < p1; ++k, ++n) {
+    PieceRegs<V> r;
+    loadPiece(p, x, t, k, lane, r);
+    const uint64_t b0 = static_cast<uint64_t>(k) * V * 512;
+    const uint64_t b1 = min(rowBytes, b0 + V * 512);
+    const int buf = static_cast<int>(n & 1u);
+    uint8_t* sx = st->x[buf];
+    float* ss = st->s[buf];
+    // fp8 passthrough: the caller's scales of this piece (a lane a 128-byte block)
+    float inScale = 0.0f;
+    const bool scaleLane = S > 0 && lane < V * 4 && b0 + lane * 128 < b1;
+    if (!p.quantize() && scaleLane && xScales != nullptr) inScale = xScales[static_cast<uint64_t>(t) * S + b0 / 128 + lane];
+    SY_BULK_ASM("cp.async.bulk.wait_group.read 1;" ::: "memory");  // this buffer's copies of two pieces ago
+    __syncwarp();
+    if (p.quantize()) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        float scale;
+        const uint4 q = quantize16(r.a[i], r.b[i], scale, amaxScales);
+        if (b0 + i * 512 + lane * 16 < b1) {
+          *reinterpret_cast<uint4*>(sx + i * 512 + lane * 16) = q;
+          if ((lane & 7) == 0) ss[i * 4 + lane / 8] = scale;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        if (b0 + i * 512 + lane * 16 < b1) *reinterpret_cast<uint4*>(sx + i * 512 + lane * 16) = r.a[i];
+      }
+      if (scaleLane) ss[lane] = inScale;
+    }
+    SY_BULK_ASM("fence.proxy.async.shared::cta;" ::: "memory");  // the staged bytes, to the bulk copies
+    __syncwarp();
+    if (rowX != nullptr) {
+      bulkStore(rowX + b0, sx, static_cast<uint32_t>(b1 - b0));
+      if (S > 0) bulkStore(rowS + b0 / 128, ss, static_cast<uint32_t>((b1 - b0) / 128 * 4));
+    }
+    bulkCommit();
+  }
+}
+
+/// The warp's bulk sends complete and ordered before this lane's later stores and fences (the
+/// block's fence and signal), and its staging free.
+__device__ inline void bulkSendDone() {
+  bulkWaitAll();
+  fenceProxyAsync();
+  __syncwarp();
 }
 
 }  // namespace sy
