@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-plan-by-blocks";
+const RECORD = "results/2026-11-26-bulk-rows";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -190,9 +190,7 @@ export function render() {
 }
 
 /** Later records that moved these figures without a full run of this page's configs (bf16 and fp8). */
-const LATER = [
-  "- Since this run the contiguous send polls every rank's count words a thread a word: dispatch send 269.3 -> 263.4 µs and step 860.5 -> 854.9 in one call ([plan-by-blocks](../results/2026-11-26-plan-by-blocks/README.md) call 7), so main's contiguous dispatch is about 6 µs under the figures here.",
-];
+const LATER = [];
 
 /**
  * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
@@ -207,8 +205,8 @@ function reasons(at, fp8) {
   const [c8, h8] = [at("contiguous", 4096, "switchyard", fp8), at("contiguous", 4096, "deepep-ht", fp8)];
   const [c16, hc] = [at("contiguous", 4096), at("contiguous", 4096, "deepep-ht-caller")];
   return [
-    "- **Masked, 1 token.** Below the targets is the floor of this timing method, measured in the same",
-    "  call (`bench/probes/phase-floor.cu`: four kernels in one graph, an event between each, as the",
+    "- **Masked, 1 token.** Below the targets is the floor of this timing method, measured in the",
+    "  plan-by-blocks record's bench call (`bench/probes/phase-floor.cu`: four kernels in one graph, an event between each, as the",
     "  bench times a step): an empty kernel's phase takes 4.5 µs, one that stores, fences at system",
     "  scope and releases a flag 7.7, so a half of a send and a receive has 12.2 µs before any work of",
     "  its own, above the 12 / 10 targets (on a one-GPU machine the same probe gave 2.9 and 4.4). Each",
@@ -237,19 +235,22 @@ function reasons(at, fp8) {
     "  kernels reach through 24 SMs (1.4 TB/s of stores) that is 237 µs (216) before the plan and the",
     "  count exchange, above the 260 / 230 targets. The plan and the exchange took 48 µs of block 0's",
     "  send until each block counted only its own chunk and the last block sent the totals before its",
-    "  walk (this record: 30 µs, the send 290.6 -> 269.9 in one call). Stores issued by the SM's copy",
-    "  engine from shared memory instead of by the warps took the fan-out −7 µs and the send's rows",
-    "  nothing (+1 to +6 µs), and the send's input through a cp.async ring, five 1 KB pieces ahead, took",
-    "  it +11 µs: neither the loads nor how the stores are issued hold its rows (220 µs in block 0). The",
+    "  walk (the plan-by-blocks record: 30 µs, the send 290.6 -> 269.9 in one call). The send's input",
+    "  through a cp.async ring, five 1 KB pieces ahead, took it +11 µs: its loads do not hold it. Nsight",
+    "  Compute then put a quarter of its stall samples in the lanes' loop over each piece's rows; each",
+    "  row now leaves by the SM's copy engine from the warp's shared memory, a lane a row (this record:",
+    "  the send 263.7 -> 227.1 µs in one call). The copies now wait for the copy engine (30 % of the",
+    "  samples at one rank), and neither fewer, larger copies (+24.5) nor the lanes storing a row a rank",
+    "  beside them (+5.8) helped. The",
     "  combine send is bound by its loads in flight and its instructions, not by NVLink (8 SMs already",
     "  write 361 GB/s): its sums now load through cp.async rings in shared memory, 24 vectors a lane,",
     "  several stages ahead (505 -> 369 µs against the previous main in one call, the combine-rings record); the same",
-    "  bytes alone take 209 µs on 24 SMs (`bench/probes/stream-floor.cu`, same call; 198 on all 132),",
+    "  bytes alone take 209 µs on 24 SMs (`bench/probes/stream-floor.cu`, the plan-by-blocks record; 198 on all 132),",
     "  and its SASS runs about 190 instructions on each 256-output stage of 4 sources, about 250 µs of",
     "  issue on 24 SMs for the 229,000 stages of a rank, with fp32 multiply and add kept apart for",
     "  bit-exactness. A ring queue across records, to save each record's restart, cost 32 instructions a",
     "  copy and took the send to 796 µs; the rings in the receive were slower than its registers (+9.8),",
-    "  and asking L2 for each next record's first stages was slower too (send +22, receive +4.6, this record).",
+    "  and asking L2 for each next record's first stages was slower too (send +22, receive +4.6, the plan-by-blocks record).",
     "  Against DeepEP's normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's",
     "  caller does outside it.",
   ];
