@@ -21,7 +21,9 @@
 // One warp per token (or per span of its row when tokens are fewer than warps): read (and
 // quantise) each 2 KB once, store it at the row of the token's first entry on each other rank, and
 // at every entry's row on this rank (the fan-out of its own records is done here, so the receive
-// skips them); the first span's warp writes the records. One system fence per block; the last block writes each destination's dispatchSignal.
+// skips them): where rows, input and scales are 16-byte aligned, each lane with a row stores the
+// piece there by bulk copies from the warp's staging (bulkSendPieces), else the lanes store every
+// row themselves; the first span's warp writes the records. One system fence per block; the last block writes each destination's dispatchSignal.
 #include "launch.h"
 #include "payload.cuh"
 #include "phase_clock.cuh"
