@@ -40,8 +40,13 @@ def main():
     ap.add_argument("--top", type=int, default=40)
     a = ap.parse_args()
     found = False
+    seen = set()
     for header, rows in tables(a.csv):
         found = True
+        key = tuple(r.get("Address", r.get("# Address", "")) for r in rows)
+        if key in seen:  # the page can list a kernel's table twice
+            continue
+        seen.add(key)
         samples = next((h for h in header if h.startswith("Warp Stall Sampling (All")), None)
         if samples is None:
             print("no stall-sampling column in:", header, file=sys.stderr)

@@ -12,18 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-/tmp/switchyard-out}
 point=${PROFILE_POINT:-contiguous:4096}
 kernels=${PROFILE_KERNEL:-contigSend|combine_send}
-lib=$here/../../build
-ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1 || true)
-if [ -z "$ncu" ]; then
-  echo "profile: no ncu on this machine (looked on PATH, /usr/local/cuda*/bin, /opt/nvidia/nsight-compute)" >&2
-  exit 2
-fi
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cc -std=c11 -O2 -Wall "$here/../host-overhead/step.c" -I"$here/../../include" -I"$here/../native/include" \
-  -L"$lib" -lswitchyard_cuda_bench -lswitchyard_cuda -Wl,-rpath,"$lib" -o "$work/step"
-export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+tool=profile
+# shellcheck source=ncu-step.sh
+source "$here/ncu-step.sh"
 n=$(($(tr -cd '|' <<<"$kernels" | wc -c) + 1))
 name=profile-${point/:/-}
 # step.c runs 50 warm-up steps before its eager ones: one launch of each kernel from warm-up step 20 on.
@@ -35,6 +26,5 @@ name=profile-${point/:/-}
 "$ncu" --import "$work/$name.ncu-rep" --print-details all | tee "$out/$name.log"
 "$ncu" --import "$work/$name.ncu-rep" --page source --print-source sass --csv >"$work/sass.csv" 2>"$work/sass.err" ||
   cat "$work/sass.err" >&2
-head -c 3000 "$work/sass.csv" >"$out/$name-sass-head.log" || true
 python3 "$here/hot.py" "$work/sass.csv" | tee "$out/$name-hot.log" || true
 gzip -c "$work/$name.ncu-rep" >"$out/$name.ncu-rep.gz"

@@ -19,19 +19,9 @@ for point in "${points[@]}"; do
     *) echo "kernel-times: $point: only masked:<tokens> points (the contiguous layout's kernels are others)" >&2; exit 2 ;;
   esac
 done
-lib=$here/../../build
-ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1 || true)
-if [ -z "$ncu" ]; then
-  echo "kernel-times: no ncu on this machine (looked on PATH and /usr/local/cuda*/bin)" >&2
-  exit 2
-fi
-mkdir -p "$out"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cc -std=c11 -O2 -Wall "$here/../host-overhead/step.c" -I"$here/../../include" -I"$here/../native/include" \
-  -L"$lib" -lswitchyard_cuda_bench -lswitchyard_cuda \
-  -Wl,-rpath,"$lib" -o "$work/step"
-export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
+tool=kernel-times
+# shellcheck source=ncu-step.sh
+source "$here/ncu-step.sh"
 steps=100  # per mode, after step.c's 50 warm-up steps: eager steps 0-149, then graph replays 0-149
 for point in "${points[@]}"; do
   name=${point/:/-}${EXPERTS:+-e$EXPERTS}
