@@ -36,6 +36,9 @@ export interface FetchOptions {
 /** A failure no retry can fix: the server at the address is not our rank 0. */
 class Forged extends Error {}
 
+/** Rank 0 answered and refused the request (its status says why); a later attempt may succeed. */
+class Refused extends Error {}
+
 /**
  * A peer's side: connects to rank 0, retrying (each attempt bounded by `attemptMs`) until the
  * whole `timeoutMs` is spent, answers its challenge, and returns the id once its seal verifies.
@@ -47,6 +50,7 @@ export async function fetchUniqueId(o: FetchOptions): Promise<Uint8Array> {
   const keys = deriveKeys(o.secret, where);
   const deadline = Date.now() + o.timeoutMs;
   let last = "no attempt";
+  let refused: string | null = null; // rank 0's last refusal: kept when a later attempt only times out
   let attempts = 0;
   while (Date.now() < deadline) {
     attempts++;
@@ -56,13 +60,15 @@ export async function fetchUniqueId(o: FetchOptions): Promise<Uint8Array> {
     } catch (e) {
       if (e instanceof Forged) throw new RendezvousError(where, e.message);
       last = (e as Error).message;
+      if (e instanceof Refused) refused = last;
     }
     const pause = Math.min(o.retryMs ?? 200, deadline - Date.now());
     if (pause > 0) await new Promise((r) => setTimeout(r, pause));
   }
   throw new RendezvousError(
     where,
-    `no unique id within ${o.timeoutMs} ms after ${attempts} attempt(s) (last: ${last}); is rank 0 running, and do ` +
+    `no unique id within ${o.timeoutMs} ms after ${attempts} attempt(s) (last: ${last}` +
+      `${refused !== null && refused !== last ? `; rank 0's last answer: ${refused}` : ""}); is rank 0 running, and do ` +
       "every rank's rendezvous address and port (SWITCHYARD_RENDEZVOUS_ADDR / _PORT, else MASTER_ADDR / MASTER_PORT + 17) agree?",
   );
 }
@@ -108,7 +114,7 @@ function fetchOnce(o: FetchOptions, keys: Keys, timeoutMs: number): Promise<Uint
         return settle(new Error("the server's reply is not a Switchyard rendezvous reply"));
       const status = buf[4];
       if (status !== STATUS.ok)
-        return settle(new Error(STATUS_TEXT[status] ?? `rank 0 refused (status ${status})`));
+        return settle(new Refused(STATUS_TEXT[status] ?? `rank 0 refused (status ${status})`));
       if (buf.length < full) return;
       const id = openReply(keys, buf, serverNonce, clientNonce, o.worldSize, o.rank);
       if (!id)

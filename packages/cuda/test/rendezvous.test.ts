@@ -2,7 +2,16 @@ import { randomBytes } from "node:crypto";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { fetchUniqueId, serveUniqueId } from "../src/rendezvous.js";
-import { HELLO_BYTES, MAGIC, REQUEST_BYTES, replyBytes } from "../src/rendezvousWire.js";
+import {
+  HELLO_BYTES,
+  hello,
+  MAGIC,
+  nonce,
+  REQUEST_BYTES,
+  refusal,
+  replyBytes,
+  STATUS,
+} from "../src/rendezvousWire.js";
 
 const secret = new TextEncoder().encode("SWITCHYARD_JOB_SECRET=test-job");
 const id = Uint8Array.from({ length: 128 }, (_, i) => (i * 7) & 0xff);
@@ -106,6 +115,18 @@ describe("unique-id rendezvous over loopback", () => {
     // The real rank still gets it: the stranger used no slot.
     expect(await fetch(server.port, 1, 2)).toEqual(id);
     await server.done;
+  });
+
+  it("names rank 0's refusal even when the last attempt only runs out of time", async () => {
+    // Refuses the first request (the job secret differs), then greets no one: the retries time out.
+    const port = await rawServer((s, i) => {
+      if (i > 0) return;
+      s.write(hello(nonce()));
+      s.once("data", () => s.end(refusal(STATUS.badMac)));
+    });
+    await expect(fetch(port, 1, 2, { timeoutMs: 600, attemptMs: 150, retryMs: 20 })).rejects.toThrow(
+      /last: no answer within \d+ ms \(one attempt\); rank 0's last answer: .*job secret differs/,
+    );
   });
 
   it("a port-scan connect uses up no rank's slot", async () => {
