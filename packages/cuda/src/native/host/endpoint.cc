@@ -119,6 +119,7 @@ sy_endpoint* createEndpoint(sy_runtime* rt, const uint64_t* params, size_t count
     // wait for each other, so each PE's must fit beside the others' (the contiguous send's blocks
     // also wait for one another: its per-block counts are sized for a wave).
     int perSm = 0;
+    forgetSmem();
     SY_CHECK_CUDA(stageOccupancy(&perSm));
     ep->blocksPerSm = std::max(1, perSm);
     ep->wave = std::max(1, rt->smCount * ep->blocksPerSm / std::max(1, rt->gpuShare));

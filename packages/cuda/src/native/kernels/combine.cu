@@ -78,24 +78,12 @@ int recvGrid(const SyCtx& ctx, int numTokens, int budget, bool both, bool* named
 /// The dynamic shared memory combine send's kernel asks for: ringSmemBytes when it was built for
 /// sm_90 or later (older builds sum through registers: 0) and the rings fit beside the kernel's
 /// static shared memory within what a block may opt into; -1 when they do not (the caller then
-/// runs the send through registers). Found once a device and kernel (`puts`: which of the two).
-int ringSmem(const void* kernel, bool puts) {
-  constexpr int kDevices = 64;
-  static int known[kDevices][2];  // 0 unknown, else the answer + 2
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kDevices) device = 0;
-  int& k = known[device][puts ? 1 : 0];
-  if (k != 0) return k - 2;
-  cudaFuncAttributes a{};
-  int optin = 0;
-  int smem = -1;
-  if (cudaFuncGetAttributes(&a, kernel) == cudaSuccess &&
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess) {
-    if (a.binaryVersion < 90) smem = 0;
-    else if (static_cast<int>(a.sharedSizeBytes) + ringSmemBytes(kThreads) <= optin) smem = ringSmemBytes(kThreads);
-  }
-  k = smem + 2;
-  return smem;
+/// runs the send through registers). kernelRoom finds that once a device and kernel.
+int ringSmem(const void* kernel) {
+  const KernelRoom r = kernelRoom(kernel);
+  if (r.room < 0) return -1;
+  if (r.arch < 90) return 0;
+  return ringSmemBytes(kThreads) <= r.room ? ringSmemBytes(kThreads) : -1;
 }
 
 }  // namespace
@@ -121,14 +109,14 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
     kernel<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
   } else if (phases == 1) {  // the sums' rings in dynamic shared memory (ring_sums.cuh)
     auto kernel = ctx.puts ? kernels::combine_send<true> : kernels::combine_send<false>;
-    const int smem = ringSmem(reinterpret_cast<const void*>(kernel), ctx.puts);
+    const int smem = ringSmem(reinterpret_cast<const void*>(kernel));
     if (smem < 0) {  // no room for the rings on this device: the one function's send, through registers
       auto one = ctx.puts ? (home ? kernels::combine<true, true> : kernels::combine<true, false>)
                           : (home ? kernels::combine<false, true> : kernels::combine<false, false>);
       one<<<blocks, kThreads, 0, stream>>>(ctx, in, sendBlocks, recvBlocks, phases);
       return cudaGetLastError();
     }
-    const cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    const cudaError_t rc = allowSmem(reinterpret_cast<const void*>(kernel), smem);
     if (rc != cudaSuccess) return rc;
     kernel<<<blocks, kThreads, smem, stream>>>(ctx, in);
   } else {

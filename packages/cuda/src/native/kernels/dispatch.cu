@@ -112,10 +112,10 @@ int sendSmem(const SyCtx& ctx) {
 
 int recvSmem(const SyCtx& ctx) { return recvTablesSmemBytes(ctx.p.localExperts(), ctx.p.ranks()); }
 
-/// Sets `kernel`'s dynamic shared memory limit to `smem` and launches it.
+/// Lets `kernel` have `smem` of dynamic shared memory (allowSmem) and launches it.
 template <typename... Params, typename... Args>
 cudaError_t launchWithSmem(void (*kernel)(Params...), int blocks, int smem, cudaStream_t stream, const Args&... args) {
-  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  cudaError_t rc = allowSmem(reinterpret_cast<const void*>(kernel), smem);
   if (rc != cudaSuccess) return rc;
   kernel<<<blocks, kThreads, smem, stream>>>(args...);
   return cudaGetLastError();

@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
 cudaError_t launchDispatchRecvContiguous(const SyCtx& ctx, int budget, cudaStream_t stream) {
   const SyParams& p = ctx.p;
   const int smem = contigRecvSmemBytes(p.localExperts(), p.ranks());
-  cudaError_t rc = cudaFuncSetAttribute(contigRecvKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  cudaError_t rc = allowSmem(reinterpret_cast<const void*>(contigRecvKernel), smem);
   if (rc != cudaSuccess) return rc;
   contigRecvKernel<<<budget < 1 ? 1 : budget, kThreads, smem, stream>>>(ctx);
   return cudaGetLastError();

@@ -268,30 +268,6 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   SY_CLOCK_END("contigSend", epoch);
 }
 
-/// The dynamic shared memory the bulk kernel may ask for on this device beside its static shared
-/// memory (what a block may opt into), or 0 when it was built before sm_90 (no bulk copies: its
-/// staging would go unused). Found once a device and kernel (`puts`: which of the two).
-int bulkStageRoom(bool puts) {
-  constexpr int kDevices = 64;
-  static int known[kDevices][2];  // 0 unknown, else the answer + 1
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kDevices) device = 0;
-  int& k = known[device][puts ? 1 : 0];
-  if (k != 0) return k - 1;
-  const void* kernel = puts ? reinterpret_cast<const void*>(contigSendKernel<true, true>)
-                            : reinterpret_cast<const void*>(contigSendKernel<false, true>);
-  cudaFuncAttributes a{};
-  int optin = 0;
-  int room = 0;
-  if (cudaFuncGetAttributes(&a, kernel) == cudaSuccess &&
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess &&
-      a.binaryVersion >= 90) {
-    room = optin - static_cast<int>(a.sharedSizeBytes);
-  }
-  k = room + 1;
-  return room;
-}
-
 }  // namespace
 
 cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
@@ -304,11 +280,13 @@ cudaError_t launchDispatchSendContiguous(const SyCtx& ctx, const void* x, const 
   // Bulk sends where the rows allow them, the build has them and the staging fits, else the lanes'
   // own stores: a kernel each, so that neither path's registers weigh on the other's.
   const int base = contigSendStage(p, ctx.puts);
-  const bool bulk = bulkPieces(p, x) && base + kStageBytes <= bulkStageRoom(ctx.puts);
+  const KernelRoom room = kernelRoom(ctx.puts ? reinterpret_cast<const void*>(contigSendKernel<true, true>)
+                                              : reinterpret_cast<const void*>(contigSendKernel<false, true>));
+  const bool bulk = bulkPieces(p, x) && room.arch >= 90 && base + kStageBytes <= room.room;
   const int smem = base + (bulk ? kStageBytes : 0);
   auto kernel = ctx.puts ? (bulk ? contigSendKernel<true, true> : contigSendKernel<true, false>)
                          : (bulk ? contigSendKernel<false, true> : contigSendKernel<false, false>);
-  cudaError_t rc = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  cudaError_t rc = allowSmem(reinterpret_cast<const void*>(kernel), smem);
   if (rc != cudaSuccess) return rc;
   kernel<<<blocks, kThreads, smem, stream>>>(ctx, static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr,
                                              topkIdx, topkWeights, numTokens, chunk);

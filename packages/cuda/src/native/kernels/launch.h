@@ -43,4 +43,22 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
 /// Blocks of a stage kernel one SM holds at once (the masked grids are sized to one wave).
 cudaError_t stageOccupancy(int* blocksPerSm);
 
+/// What a block of `kernel` may take in dynamic shared memory on the current device beside its
+/// static shared memory (what a block may opt into, less its static: `room`, -1 where the
+/// attributes could not be read), and the architecture it was built for (`arch`, 90 for sm_90).
+/// Found once a device and kernel (launch_smem.cu).
+struct KernelRoom {
+  int room;
+  int arch;
+};
+KernelRoom kernelRoom(const void* kernel);
+
+/// Lets `kernel` take `bytes` of dynamic shared memory on the current device: the limit is set
+/// once a device and kernel for the largest size asked so far, not at every launch.
+cudaError_t allowSmem(const void* kernel, int bytes);
+
+/// Forgets what kernelRoom and allowSmem found (an endpoint's start: the device may have been
+/// reset since, which drops every kernel's limit).
+void forgetSmem();
+
 }  // namespace sy
