@@ -2,13 +2,25 @@
 // The report of a compare run (run.sh): for every Switchyard point and phase, the median of each
 // round's median for the base library and for this tree's, and the difference; a Markdown table on
 // stdout and an SVG of the differences per phase.
-//   node packages/cuda/bench/compare/report.mjs <folder with compare-{base,head}-<round>.json> [out.svg]
+//   node packages/cuda/bench/compare/report.mjs <folder with compare-<side>-<round>.json> [out.svg] [--base NAME] [--head NAME]
+//   (sides base and head by default; run.sh's COMPARE_VARIANTS add more)
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const [dir, svgPath] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const named = (flag, fallback) => {
+  const i = args.indexOf(flag);
+  if (i < 0) return fallback;
+  const [, value] = args.splice(i, 2);
+  return value;
+};
+const baseName = named("--base", "base");
+const headName = named("--head", "head");
+const [dir, svgPath] = args;
 if (!dir) {
-  console.error("usage: report.mjs <folder with compare-{base,head}-<round>.json> [out.svg]");
+  console.error(
+    "usage: report.mjs <folder with compare-<side>-<round>.json> [out.svg] [--base NAME] [--head NAME] (sides: base, head and run.sh's COMPARE_VARIANTS)",
+  );
   process.exit(2);
 }
 const PHASES = ["dispatchSend", "dispatchRecv", "combineSend", "combineRecv", "step"];
@@ -41,8 +53,8 @@ function side(which) {
   return { points: out, rounds: files.length, meta };
 }
 
-const base = side("base");
-const head = side("head");
+const base = side(baseName);
+const head = side(headName);
 const rows = [];
 for (const [key, phases] of head.points) {
   for (const ph of PHASES) {
@@ -56,7 +68,7 @@ const f1 = (x) => x.toFixed(1);
 console.log(
   `${head.meta.device?.name ?? "?"} x ${head.meta.device?.gpus ?? "?"}; ${head.rounds} rounds each, alternating; µs, median of the rounds' medians\n`,
 );
-console.log("| point | phase | base | head | head - base |");
+console.log(`| point | phase | ${baseName} | ${headName} | ${headName} - ${baseName} |`);
 console.log("| --- | --- | ---: | ---: | ---: |");
 for (const r of rows) {
   const d = r.head - r.base;
@@ -87,7 +99,7 @@ if (svgPath) {
   const svg = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="10" y="18" font-size="13">head − base per phase (µs; red slower, green faster)</text>`,
+    `<text x="10" y="18" font-size="13">${esc(headName)} − ${esc(baseName)} per phase (µs; red slower, green faster)</text>`,
     `<line x1="${mid}" y1="26" x2="${mid}" y2="${H - 6}" stroke="#555"/>`,
     ...bars,
     "</svg>",

@@ -7,20 +7,42 @@
 # it is built in a folder of its own and loaded through SWITCHYARD_CUDA_ADDON. Writes
 # <out>/compare-{base,head}-<round>.json and prints each run's table; the TypeScript side
 # (bench JSON, report) is this tree's for both.
+# More builds in the same rotation: COMPARE_VARIANTS="name=path.tar ..." (each tar as base.tar; its
+# runs are compare-<name>-<round>.json; report.mjs --base/--head compares any two sides).
 set -euo pipefail
 base_tar=$1 out=$2 rounds=${3:-2}
 shift 3 || shift $#
 root=$(pwd)
 base=/tmp/switchyard-base
-rm -rf "$base" && mkdir -p "$base" && tar xf "$base_tar" -C "$base"
-ln -sfn "$root/node_modules" "$base/node_modules"
-(cd "$base/packages/cuda" && bash scripts/build-native.sh >"$out/compare-build-base.log" 2>&1) ||
-  { echo "compare: the base library did not build (log $out/compare-build-base.log)"; exit 1; }
+# side name -> its build folder ("" for this tree's); built side by side.
+declare -A dir=([base]=$base [head]="")
+sides=(base head)
+for v in ${COMPARE_VARIANTS:-}; do
+  name=${v%%=*} tar=${v#*=}
+  [[ "$name" =~ ^[a-z0-9-]+$ && "$name" != base && "$name" != head && -f "$tar" ]] ||
+    { echo "compare: COMPARE_VARIANTS entry '$v' is not name=existing.tar (name: a-z, 0-9, -; not base or head)"; exit 2; }
+  dir[$name]=/tmp/switchyard-variant-$name
+  sides+=("$name")
+done
+pids=()
+for which in "${sides[@]}"; do
+  d=${dir[$which]}
+  [ -n "$d" ] || continue
+  tar=$base_tar
+  for v in ${COMPARE_VARIANTS:-}; do [ "${v%%=*}" = "$which" ] && tar=${v#*=}; done
+  rm -rf "$d" && mkdir -p "$d" && tar xf "$tar" -C "$d"
+  ln -sfn "$root/node_modules" "$d/node_modules"
+  (cd "$d/packages/cuda" && bash scripts/build-native.sh >"$out/compare-build-$which.log" 2>&1) &
+  pids+=("$!:$which")
+done
+for p in "${pids[@]}"; do
+  wait "${p%%:*}" || { echo "compare: the ${p#*:} library did not build (log $out/compare-build-${p#*:}.log)"; exit 1; }
+done
 cli=packages/cuda-rig/dist/cli.js
 for r in $(seq 1 "$rounds"); do
-  for which in base head; do
+  for which in "${sides[@]}"; do
     addon=$root/packages/cuda/build/switchyard_cuda.node
-    [ "$which" = base ] && addon=$base/packages/cuda/build/switchyard_cuda.node
+    [ -n "${dir[$which]}" ] && addon=${dir[$which]}/packages/cuda/build/switchyard_cuda.node
     echo "=== compare: round $r, $which"
     SWITCHYARD_CUDA_ADDON=$addon node "$cli" bench "$@" --json "$out/compare-$which-$r.json" \
       --svg "$out/compare-$which-$r.svg" | tail -n 30
