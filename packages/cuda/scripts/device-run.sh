@@ -181,9 +181,10 @@ for s in "${steps[@]}"; do
       step "$s" "${BENCH_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
         PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
         node "${bench_cli[@]}" --ranks 2 "${extra[@]}" --json "$OUT/$s.json" --svg "$OUT/$s.svg" ${BENCH_ARGS:-} ;;
-    compare-2gpu) # the bench with the base commit's library (.gpu/base.tar) and this tree's, alternating
+    compare-2gpu) # the bench with the base commit's library (.gpu/base.tar) and this tree's, alternating (COMPARE_ROUNDS
+      # rounds, default 2; COMPARE_VARIANTS: more libraries in the rotation, bench/compare/run.sh)
       step compare-2gpu "${COMPARE_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
-        bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT" 2 --ranks 2 ${COMPARE_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline} ;;
+        bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT" "${COMPARE_ROUNDS:-2}" --ranks 2 ${COMPARE_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline} ;;
     stamps-2gpu) # a profiling build (phase stamps, kernels/phase_clock.cuh), then the bench at each of STAMPS_POINTS
       # (layout:tokens, default masked 1 and 128) on both GPUs and each phase's median (bench/kernel-times/phases.py);
       # replaces the build: run it last
