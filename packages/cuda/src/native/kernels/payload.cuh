@@ -253,10 +253,10 @@ __host__ __device__ inline bool bulkPieces(const SyParams& p, const void* x) {
 
 /// Pieces [p0, p1) of token t through the warp's shared memory: the warp loads (and casts) a piece
 /// into registers, writes it and its scales to `st`, and each lane with a destination row (`rowX`
-/// non-null, its scales at `rowS`) stores them there with two bulk copies; no lane stores a row's
-/// bytes itself. `n` counts the warp's pieces across calls (the buffer is n % 2); a buffer is
-/// refilled once the bulk copies of two pieces before have read it. The caller ends with
-/// bulkSendDone before anything reads the rows or signals them.
+/// non-null, its scales at `rowS`) stores the bytes there with a bulk copy and the scales with its
+/// own stores; no lane stores a row's bytes itself. `n` counts the warp's pieces across calls (the
+/// buffer is n % 2); a buffer is refilled once the bulk copies of two pieces before have read it.
+/// The caller ends with bulkSendDone before anything reads the rows or signals them.
 template <int V = kPieceVecs>
 __device__ inline void bulkSendPieces(const SyParams& p, const uint8_t* x, const float* xScales, int t, int p0,
                                       int p1, int lane, uint8_t* rowX, float* rowS, PieceStage* st, uint32_t& n) {
@@ -298,7 +298,11 @@ __device__ inline void bulkSendPieces(const SyParams& p, const uint8_t* x, const
     __syncwarp();
     if (rowX != nullptr) {
       bulkStore(rowX + b0, sx, static_cast<uint32_t>(b1 - b0));
-      if (S > 0) bulkStore(rowS + b0 / 128, ss, static_cast<uint32_t>((b1 - b0) / 128 * 4));
+      // The piece's scales (at most 16 floats) by the lane's own 16-byte stores: half the copies.
+      const int nS = S > 0 ? static_cast<int>((b1 - b0) / 128) : 0;
+      int i = 0;
+      for (; i + 4 <= nS; i += 4) *reinterpret_cast<float4*>(rowS + b0 / 128 + i) = *reinterpret_cast<const float4*>(ss + i);
+      for (; i < nS; ++i) rowS[b0 / 128 + i] = ss[i];
     }
     bulkCommit();
   }
