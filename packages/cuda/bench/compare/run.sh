@@ -9,6 +9,7 @@
 # (bench JSON, report) is this tree's for both.
 # More builds in the same rotation: COMPARE_VARIANTS="name=path.tar ..." (each tar as base.tar; its
 # runs are compare-<name>-<round>.json; report.mjs --base/--head compares any two sides).
+# COMPARE_REUSE=1 keeps the libraries an earlier run built (the same tars, e.g. at another --ranks).
 set -euo pipefail
 base_tar=$1 out=$2 rounds=${3:-2}
 shift 3 || shift $#
@@ -28,6 +29,8 @@ pids=()
 for which in "${sides[@]}"; do
   d=${dir[$which]}
   [ -n "$d" ] || continue
+  # COMPARE_REUSE=1: a side already built by an earlier run of this script in this machine's session
+  [ -n "${COMPARE_REUSE:-}" ] && [ -f "$d/packages/cuda/build/switchyard_cuda.node" ] && continue
   tar=$base_tar
   for v in ${COMPARE_VARIANTS:-}; do [ "${v%%=*}" = "$which" ] && tar=${v#*=}; done
   rm -rf "$d" && mkdir -p "$d" && tar xf "$tar" -C "$d"
