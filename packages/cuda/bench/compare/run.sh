@@ -14,6 +14,7 @@ set -euo pipefail
 base_tar=$1 out=$2 rounds=${3:-2}
 shift 3 || shift $#
 root=$(pwd)
+mkdir -p "$out"
 base=/tmp/switchyard-base
 # side name -> its build folder ("" for this tree's); built side by side.
 declare -A dir=([base]=$base [head]="")
