@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-bulk-rows";
+const RECORD = "results/2026-11-26-scales-by-lanes";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -238,17 +238,22 @@ function reasons(at, fp8) {
     "  walk (the plan-by-blocks record: 30 µs, the send 290.6 -> 269.9 in one call). The send's input",
     "  through a cp.async ring, five 1 KB pieces ahead, took it +11 µs: its loads do not hold it. Nsight",
     "  Compute then put a quarter of its stall samples in the lanes' loop over each piece's rows; each",
-    "  row now leaves by the SM's copy engine from the warp's shared memory, a lane a row (this record:",
-    "  the send 263.7 -> 227.1 µs in one call). The copies now wait for the copy engine (30 % of the",
-    "  samples at one rank), and neither fewer, larger copies (+24.5) nor the lanes storing a row a rank",
-    "  beside them (+5.8) helped. The",
+    "  row now leaves by the SM's copy engine from the warp's shared memory, a lane a row (the bulk-rows",
+    "  record: the send 263.7 -> 227.1 µs in one call), and a piece's 64 bytes of scales by that lane's",
+    "  own stores, one copy a row instead of two (this record: 223.6 -> 208.3 in one call). The copies",
+    "  wait for the copy engine (30 % of the samples at one rank); neither fewer, larger copies (+24.5)",
+    "  nor the lanes storing a row a rank beside them (+5.8) nor four pieces staged a warp instead of two",
+    "  (±0.3) helped, and the receive's fan-out through two buffers a warp, the next chunk loading while",
+    "  one's stores leave, was slower (+4.1). The",
     "  combine send is bound by its loads in flight and its instructions, not by NVLink (8 SMs already",
     "  write 361 GB/s): its sums now load through cp.async rings in shared memory, 24 vectors a lane,",
     "  several stages ahead (505 -> 369 µs against the previous main in one call, the combine-rings record); the same",
     "  bytes alone take 209 µs on 24 SMs (`bench/probes/stream-floor.cu`, the plan-by-blocks record; 198 on all 132),",
     "  and its SASS runs about 190 instructions on each 256-output stage of 4 sources, about 250 µs of",
     "  issue on 24 SMs for the 229,000 stages of a rank, with fp32 multiply and add kept apart for",
-    "  bit-exactness. A ring queue across records, to save each record's restart, cost 32 instructions a",
+    "  bit-exactness. A stage with no branch a source (the shape's missing sources summed as -0.0) did",
+    "  more arithmetic than the branches cost (+18.5 µs, this record), and its loop unrolled by the ring's",
+    "  depth no longer fit the instruction caches (+264.7). A ring queue across records, to save each record's restart, cost 32 instructions a",
     "  copy and took the send to 796 µs; the rings in the receive were slower than its registers (+9.8),",
     "  and asking L2 for each next record's first stages was slower too (send +22, receive +4.6, the plan-by-blocks record).",
     "  Against DeepEP's normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's",
