@@ -204,6 +204,7 @@ function reasons(at, fp8) {
   const [s128, d128] = [at("masked", 128), at("masked", 128, "deepep-ll")];
   const [c8, h8] = [at("contiguous", 4096, "switchyard", fp8), at("contiguous", 4096, "deepep-ht", fp8)];
   const [c16, hc] = [at("contiguous", 4096), at("contiguous", 4096, "deepep-ht-caller")];
+  const n16 = at("contiguous", 4096, "nccl");
   return [
     "- **Masked, 1 token.** Below the targets is the floor of this timing method, measured in the",
     "  plan-by-blocks record's bench call (`bench/probes/phase-floor.cu`: four kernels in one graph, an event between each, as the",
@@ -258,6 +259,8 @@ function reasons(at, fp8) {
     "  and asking L2 for each next record's first stages was slower too (send +22, receive +4.6, the plan-by-blocks record).",
     "  Against DeepEP's normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's",
     "  caller does outside it.",
+    `  The step, ${us(c16, "step")} µs, is ${(c16.phases.step.median - n16.phases.step.median / 3).toFixed(1)} µs above a third of NCCL's ${us(n16, "step")}; the combine send`,
+    `  (${us(c16, "combineSend")} µs against the 209 its bytes take on 24 SMs) has the most room left.`,
   ];
 }
 
