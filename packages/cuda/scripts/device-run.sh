@@ -207,6 +207,10 @@ for s in "${steps[@]}"; do
     baseline) step baseline 120 env SWITCHYARD_CUDA_RANKS_PER_GPU=2 node "$cli" baseline --ranks 2 --json "$OUT/baseline.json" ;;
     phase-floor) # the bench's timing method with kernels that do (almost) nothing: each phase's floor (one GPU)
       step phase-floor 120 bash -c "nvcc -O3 -std=c++17 -arch=sm_90 packages/cuda/bench/probes/phase-floor.cu -o /tmp/phase-floor && /tmp/phase-floor" ;;
+    fan-out-rate) # the contiguous receive's fan-out bytes alone on 24 SMs and on all: bulk copies (one or two buffers
+      # a warp, stores from one lane or spread over three) or the lanes' own copies (one GPU)
+      step fan-out-rate 120 bash -c "nvcc -O3 -std=c++17 -arch=sm_90 -I packages/cuda/src/native/kernels \
+        packages/cuda/bench/probes/fan-out-rate.cu -o /tmp/fan-out-rate && /tmp/fan-out-rate" ;;
     stream-floor) # the contiguous combine send's bytes alone on 24 SMs and on all (registers or cp.async in flight; one GPU)
       step stream-floor 120 bash -c "nvcc -O3 -std=c++17 -arch=sm_90 packages/cuda/bench/probes/stream-floor.cu -o /tmp/stream-floor && /tmp/stream-floor" ;;
     pack-check) # the combine's bf16 packing (hardware conversion, NaN fixed up) against floatToBf16 for all 2^32 fp32 values
