@@ -186,11 +186,12 @@ for s in "${steps[@]}"; do
       step compare-2gpu "${COMPARE_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
         bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT" "${COMPARE_ROUNDS:-2}" --ranks 2 ${COMPARE_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline} ;;
     compare1 | compare2) # compare-2gpu's rotation on GPU 0 alone, 1 or 2 ranks on it (time slices), in $OUT/one-gpu-ranks<n>/
-      # (COMPARE_ROUNDS, COMPARE_VARIANTS as there; the second of the two reuses the first's libraries)
+      # (COMPARE_ROUNDS, COMPARE_VARIANTS as there, bench flags COMPARE_ONE_GPU_ARGS; the second of the two
+      # reuses the first's libraries)
       n=${s: -1}
       step "$s" "${COMPARE_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0 SWITCHYARD_CUDA_RANKS_PER_GPU="$n" COMPARE_REUSE=1 \
         bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT/one-gpu-ranks$n" "${COMPARE_ROUNDS:-2}" --ranks "$n" \
-        ${COMPARE_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline --peers none --steps 100} ;;
+        ${COMPARE_ONE_GPU_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline --peers none --steps 100} ;;
     stamps-2gpu) # a profiling build (phase stamps, kernels/phase_clock.cuh), then the bench at each of STAMPS_POINTS
       # (layout:tokens, default masked 1 and 128) on both GPUs and each phase's median (bench/kernel-times/phases.py);
       # replaces the build: run it last
@@ -259,8 +260,9 @@ for s in "${steps[@]}"; do
       step kernel-times 300 bash packages/cuda/bench/kernel-times/run.sh "$OUT" ;;
     sass) # the innermost loops (holding SASS_WITH, default FMUL) of the functions named SASS_FUNCTION (default
       # combine_send) in the built library's SASS, counted by opcode (cuobjdump, bench/kernel-times/sass_loops.py)
-      step sass 60 bash -c "cuobjdump -sass packages/cuda/build/libswitchyard_cuda.so | python3 packages/cuda/bench/kernel-times/sass_loops.py \
-        --function '${SASS_FUNCTION:-combine_send}' --with '${SASS_WITH:-FMUL}' --json >'$OUT/sass-loops.json'" ;;
+      step sass 60 env SASS_OUT="$OUT/sass-loops.json" bash -c 'set -o pipefail; cuobjdump -sass packages/cuda/build/libswitchyard_cuda.so |
+        python3 packages/cuda/bench/kernel-times/sass_loops.py --function "${SASS_FUNCTION:-combine_send}" \
+        --with "${SASS_WITH:-FMUL}" --json >"$SASS_OUT"' ;;
     profile) # Nsight Compute's sections and hottest SASS lines of the contiguous send kernels at one rank
       # (PROFILE_POINT, PROFILE_KERNEL: bench/kernel-times/profile.sh; build with SWITCHYARD_CUDA_LINEINFO=1)
       step profile 400 bash packages/cuda/bench/kernel-times/profile.sh "$OUT" ;;

@@ -9,38 +9,51 @@
 # (bench JSON, report) is this tree's for both.
 # More builds in the same rotation: COMPARE_VARIANTS="name=path.tar ..." (each tar as base.tar; its
 # runs are compare-<name>-<round>.json; report.mjs --base/--head compares any two sides).
-# COMPARE_REUSE=1 keeps the libraries an earlier run built (the same tars, e.g. at another --ranks).
+# COMPARE_REUSE=1 keeps a library an earlier run built from the same tar (its sha256), e.g. at another --ranks.
 set -euo pipefail
 base_tar=$1 out=$2 rounds=${3:-2}
 shift 3 || shift $#
 root=$(pwd)
 mkdir -p "$out"
-base=/tmp/switchyard-base
-# side name -> its build folder ("" for this tree's); built side by side.
-declare -A dir=([base]=$base [head]="")
+out=$(cd "$out" && pwd)
+# side name -> its build folder ("" for this tree's) and its tar; built side by side.
+declare -A dir=([base]=/tmp/switchyard-base [head]="") src=([base]=$base_tar)
 sides=(base head)
 for v in ${COMPARE_VARIANTS:-}; do
   name=${v%%=*} tar=${v#*=}
   [[ "$name" =~ ^[a-z0-9-]+$ && "$name" != base && "$name" != head && -f "$tar" ]] ||
     { echo "compare: COMPARE_VARIANTS entry '$v' is not name=existing.tar (name: a-z, 0-9, -; not base or head)"; exit 2; }
-  dir[$name]=/tmp/switchyard-variant-$name
+  [ -z "${src[$name]:-}" ] || { echo "compare: COMPARE_VARIANTS names '$name' twice"; exit 2; }
+  dir[$name]=/tmp/switchyard-variant-$name src[$name]=$tar
   sides+=("$name")
 done
-pids=()
+killTree() { # a process and everything it started
+  local c
+  for c in $(pgrep -P "$1"); do killTree "$c"; done
+  kill "$1" 2>/dev/null || true
+}
+declare -A building=()  # pid -> side
 for which in "${sides[@]}"; do
   d=${dir[$which]}
   [ -n "$d" ] || continue
-  # COMPARE_REUSE=1: a side already built by an earlier run of this script in this machine's session
-  [ -n "${COMPARE_REUSE:-}" ] && [ -f "$d/packages/cuda/build/switchyard_cuda.node" ] && continue
-  tar=$base_tar
-  for v in ${COMPARE_VARIANTS:-}; do [ "${v%%=*}" = "$which" ] && tar=${v#*=}; done
-  rm -rf "$d" && mkdir -p "$d" && tar xf "$tar" -C "$d"
+  sum=$(sha256sum <"${src[$which]}" | cut -d' ' -f1)
+  if [ -n "${COMPARE_REUSE:-}" ] && [ -f "$d/packages/cuda/build/switchyard_cuda.node" ] &&
+    [ "$(cat "$d/built-from" 2>/dev/null)" = "$sum" ]; then
+    continue
+  fi
+  rm -rf "$d" && mkdir -p "$d" && tar xf "${src[$which]}" -C "$d"
   ln -sfn "$root/node_modules" "$d/node_modules"
-  (cd "$d/packages/cuda" && bash scripts/build-native.sh >"$out/compare-build-$which.log" 2>&1) &
-  pids+=("$!:$which")
+  (cd "$d/packages/cuda" && bash scripts/build-native.sh >"$out/compare-build-$which.log" 2>&1 && echo "$sum" >"$d/built-from") &
+  building[$!]=$which
 done
-for p in "${pids[@]}"; do
-  wait "${p%%:*}" || { echo "compare: the ${p#*:} library did not build (log $out/compare-build-${p#*:}.log)"; exit 1; }
+while [ "${#building[@]}" -gt 0 ]; do  # the first build that fails stops the others
+  if wait -n -p done "${!building[@]}"; then
+    unset "building[$done]"
+  else
+    echo "compare: the ${building[$done]} library did not build (log $out/compare-build-${building[$done]}.log)"
+    for q in "${!building[@]}"; do killTree "$q"; done
+    exit 1
+  fi
 done
 cli=packages/cuda-rig/dist/cli.js
 for r in $(seq 1 "$rounds"); do

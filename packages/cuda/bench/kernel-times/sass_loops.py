@@ -46,16 +46,19 @@ def opcode(text):
 def loops(body, least, having=None):
     """The innermost loops of at least `least` instructions (holding opcode `having`, if given):
     dicts with start, end, length, opcodes."""
-    found = []
+    # A loop is its header (a backward branch's target) to its last back edge: a loop with a
+    # `continue` has several back edges to one header.
+    ends = {}
     for addr, text in body:
         m = TARGET.search(text)
-        if not m:
-            continue
-        target = int(m.group(1), 16)
-        if target < addr:
-            inside = [t for a, t in body if target <= a <= addr]
-            if len(inside) >= least and (having is None or any(opcode(t) == having for t in inside)):
-                found.append((target, addr, inside))
+        if m and int(m.group(1), 16) < addr:
+            target = int(m.group(1), 16)
+            ends[target] = max(addr, ends.get(target, addr))
+    found = []
+    for target, addr in ends.items():
+        inside = [t for a, t in body if target <= a <= addr]
+        if len(inside) >= least and (having is None or any(opcode(t) == having for t in inside)):
+            found.append((target, addr, inside))
     innermost = [
         (s, e, inside)
         for s, e, inside in found

@@ -64,6 +64,14 @@ def test_short_loops_are_left_out(tmp_path):
     assert [(lp["start"], lp["end"]) for lp in f["loops"]] == [("0x0", "0x70")]
 
 
+def test_a_loop_with_two_back_edges_is_one_loop(tmp_path):
+    # 0x10..0x40 with a `continue` (the BRA at 0x20 back to 0x10) and its last back edge at 0x40.
+    body = ["IADD3 R1, R1, 0x1, RZ", "FMUL R2, R2, R3", "@P0 BRA 0x10", "FADD R4, R4, R2", "@P1 BRA 0x10", "EXIT"]
+    out = _run(tmp_path, _listing("_Z7kernelv", body), "--function", "kernel", "--min", "2", "--json")
+    (f,) = json.loads(out.stdout)
+    assert [(lp["start"], lp["end"], lp["instructions"]) for lp in f["loops"]] == [("0x10", "0x40", 4)]
+
+
 def test_no_such_function_is_an_error(tmp_path):
     out = _run(tmp_path, _listing("_Z7kernelv", BODY), "--function", "combine_send")
     assert out.returncode == 1
