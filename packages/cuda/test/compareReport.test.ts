@@ -1,0 +1,85 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+// bench/compare/report.mjs on made-up bench JSON: the median of each side's rounds, any two sides
+// (--base / --head), the SVG, and an error naming a side with no runs.
+const report = join(import.meta.dirname, "..", "bench", "compare", "report.mjs");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A bench JSON with one Switchyard point whose phases all have the given median. */
+function run(dir: string, side: string, round: number, us: number) {
+  const phases = Object.fromEntries(
+    ["dispatchSend", "dispatchRecv", "combineSend", "combineRecv", "step"].map((p) => [p, { median: us }]),
+  );
+  const json = {
+    device: { name: "Test GPU", gpus: 2 },
+    commit: "0000000",
+    command: "switchyard bench",
+    points: [
+      { impl: "switchyard", layout: "contiguous", tokens: 4096, phases },
+      { impl: "nccl", layout: "contiguous", tokens: 4096, phases },
+    ],
+  };
+  writeFileSync(join(dir, `compare-${side}-${round}.json`), JSON.stringify(json));
+}
+
+function folder() {
+  const d = mkdtempSync(join(tmpdir(), "compare-report-"));
+  dirs.push(d);
+  return d;
+}
+
+describe("compare/report.mjs", () => {
+  it("compares base and head by the median of their rounds", () => {
+    const d = folder();
+    for (const [r, us] of [
+      [1, 100],
+      [2, 104],
+      [3, 101],
+    ])
+      run(d, "base", r, us);
+    for (const [r, us] of [
+      [1, 90],
+      [2, 95],
+      [3, 91],
+    ])
+      run(d, "head", r, us);
+    const out = spawnSync(process.execPath, [report, d], { encoding: "utf8" });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toContain("Test GPU x 2; 3 rounds each");
+    expect(out.stdout).toContain("| point | phase | base | head | head - base |");
+    expect(out.stdout).toContain("| contiguous 4096 | combineSend | 101.0 | 91.0 | -10.0 |");
+  });
+
+  it("compares any two sides, and draws the SVG", () => {
+    const d = folder();
+    run(d, "base", 1, 100);
+    run(d, "head", 1, 100);
+    run(d, "ring-a", 1, 112.5);
+    const svg = join(d, "ring-a.svg");
+    const out = spawnSync(process.execPath, [report, d, svg, "--base", "head", "--head", "ring-a"], {
+      encoding: "utf8",
+    });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toContain("| point | phase | head | ring-a | ring-a - head |");
+    expect(out.stdout).toContain("| contiguous 4096 | step | 100.0 | 112.5 | +12.5 |");
+    const picture = readFileSync(svg, "utf8");
+    expect(picture).toContain("ring-a − head per phase");
+    expect(picture).toContain("+12.5 µs (100.0 → 112.5)");
+  });
+
+  it("names a side that has no runs", () => {
+    const d = folder();
+    run(d, "base", 1, 100);
+    run(d, "head", 1, 100);
+    const out = spawnSync(process.execPath, [report, d, "--head", "missing"], { encoding: "utf8" });
+    expect(out.status).not.toBe(0);
+    expect(out.stderr).toContain("no compare-missing-<round>.json");
+  });
+});
