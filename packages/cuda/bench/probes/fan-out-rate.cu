@@ -13,6 +13,7 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I ../../src/native/kernels fan-out-rate.cu -o fan-out-rate && ./fan-out-rate
 #include "bulk_copy.cuh"
 #include "check.cuh"
+#include "timing.cuh"
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -107,27 +108,6 @@ __global__ void __launch_bounds__(kThreads) viaLanes(uint8_t* x, Plan plan) {
       }
     }
   }
-}
-
-template <typename Launch>
-float medianUs(Launch launch) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < 12; ++i) {
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    if (i >= 3) t.push_back(ms * 1000.0f);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 int main() {

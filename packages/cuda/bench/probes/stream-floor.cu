@@ -8,6 +8,7 @@
 // launches after 3 warm-up, printed as one JSON line a variant.
 //   nvcc -O3 -std=c++17 -arch=sm_90 stream-floor.cu -o stream-floor && ./stream-floor
 #include "check.cuh"
+#include "timing.cuh"
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -79,27 +80,6 @@ __global__ void __launch_bounds__(kThreads) viaCpAsync(const uint4* rows, uint4*
     out[first + k * step] = mix(mix(s[0], s[kThreads]), mix(s[2 * kThreads], s[3 * kThreads]));
   }
   asm volatile("cp.async.wait_all;" ::: "memory");
-}
-
-template <typename Launch>
-float medianUs(Launch launch) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < 12; ++i) {
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    if (i >= 3) t.push_back(ms * 1000.0f);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 int main() {
