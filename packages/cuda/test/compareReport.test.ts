@@ -74,6 +74,15 @@ describe("compare/report.mjs", () => {
     expect(picture).toContain("+12.5 µs (100.0 → 112.5)");
   });
 
+  it("refuses a flag without a side's name", () => {
+    const d = folder();
+    run(d, "base", 1, 100);
+    run(d, "head", 1, 100);
+    const out = spawnSync(process.execPath, [report, d, "--head"], { encoding: "utf8" });
+    expect(out.status).toBe(2);
+    expect(out.stderr).toContain("--head needs a side's name");
+  });
+
   it("names a side that has no runs", () => {
     const d = folder();
     run(d, "base", 1, 100);

@@ -12,6 +12,10 @@ const named = (flag, fallback) => {
   const i = args.indexOf(flag);
   if (i < 0) return fallback;
   const [, value] = args.splice(i, 2);
+  if (value === undefined || value.startsWith("--")) {
+    console.error(`report.mjs: ${flag} needs a side's name (base, head or a COMPARE_VARIANTS name)`);
+    process.exit(2);
+  }
   return value;
 };
 const baseName = named("--base", "base");

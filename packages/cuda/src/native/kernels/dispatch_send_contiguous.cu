@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
     const uint64_t sOff = p.offset(R_RECV_SCALES);
     // Rows by the SM's bulk copies from the warp's staging (sm_90, aligned rows): a lane a
     // destination row, so no lane loops over the rows with its own stores.
-    const bool bulk = kBulk && SY_BULK_COPIES;  // kBulk: the launch found bulkPieces(p, x)
+    constexpr bool bulk = kBulk && SY_BULK_COPIES;  // kBulk: the launch found bulkPieces(p, x)
     PieceStage* stage = reinterpret_cast<PieceStage*>(reinterpret_cast<uint8_t*>(sMem) + contigSendStage(p, kPuts)) + warp;
     uint32_t staged = 0;
     for (int item = warp; item < items; item += kWarps) {
@@ -204,25 +204,27 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
           }
         }
       };
-      if (p0 < p1 && bulk) {
-        // This lane's row: its entry's on this rank, the record's first entry's on another, or a
-        // put peer's outbox row.
-        uint8_t* rowX = nullptr;
-        float* rowS = nullptr;
-        const int d = s.ex >= 0 ? s.ex / L : -1;
-        if (s.leader || (d >= 0 && d == c.rank)) {
-          uint8_t* heap = reinterpret_cast<uint8_t*>(s.leader ? base : reinterpret_cast<uint64_t>(c.peers[d]));
-          if (!isPutHeap<kPuts>(heap)) {
-            rowX = heap + xOff + static_cast<uint64_t>(row) * rowBytes;
-            rowS = reinterpret_cast<float*>(heap + sOff) + static_cast<uint64_t>(row) * S;
-          } else if (s.leader) {
-            rowX = outboxRow(c, d, jv);
-            rowS = outboxScales(c, d, jv);
+      if (p0 < p1) {
+        if constexpr (bulk) {
+          // This lane's row: its entry's on this rank, the record's first entry's on another, or a
+          // put peer's outbox row.
+          uint8_t* rowX = nullptr;
+          float* rowS = nullptr;
+          const int d = s.ex >= 0 ? s.ex / L : -1;
+          if (s.leader || (d >= 0 && d == c.rank)) {
+            uint8_t* heap = reinterpret_cast<uint8_t*>(s.leader ? base : reinterpret_cast<uint64_t>(c.peers[d]));
+            if (!isPutHeap<kPuts>(heap)) {
+              rowX = heap + xOff + static_cast<uint64_t>(row) * rowBytes;
+              rowS = reinterpret_cast<float*>(heap + sOff) + static_cast<uint64_t>(row) * S;
+            } else if (s.leader) {
+              rowX = outboxRow(c, d, jv);
+              rowS = outboxScales(c, d, jv);
+            }
           }
+          bulkSendPieces(p, x, xScales, t, p0, p1, lane, rowX, rowS, stage, staged);
+        } else {
+          sendPieces(p, x, xScales, t, p0, p1, lane, each);
         }
-        bulkSendPieces(p, x, xScales, t, p0, p1, lane, rowX, rowS, stage, staged);
-      } else if (p0 < p1 && (!kBulk || !SY_BULK_COPIES)) {
-        sendPieces(p, x, xScales, t, p0, p1, lane, each);
       }
       if (p0 == 0) {
         const int j = jv;
@@ -236,7 +238,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
         }
       }
     }
-    if (bulk) bulkSendDone();
+    if constexpr (bulk) bulkSendDone();
     if (kPuts) {  // the chunk's records to each put peer: one range; each row (and scales) to its place
       __syncthreads();
       for (int d = 0; d < R; ++d) {
