@@ -212,7 +212,7 @@ for s in "${steps[@]}"; do
       # a warp, stores from one lane or spread over three) or the lanes' own copies (one GPU)
       step fan-out-rate 120 bash -c "nvcc -O3 -std=c++17 -arch=sm_90 -I packages/cuda/src/native/kernels \
         packages/cuda/bench/probes/fan-out-rate.cu -o /tmp/fan-out-rate && /tmp/fan-out-rate" ;;
-    stream-floor) # the contiguous combine send's bytes alone on 24 SMs and on all (registers or cp.async in flight; one GPU)
+    stream-floor) # the contiguous combine send's and recv's bytes alone on 24 SMs and on all (registers or cp.async in flight; one GPU)
       step stream-floor 120 bash -c "nvcc -O3 -std=c++17 -arch=sm_90 packages/cuda/bench/probes/stream-floor.cu -o /tmp/stream-floor && /tmp/stream-floor" ;;
     pack-check) # the combine's bf16 packing (hardware conversion, NaN fixed up) against floatToBf16 for all 2^32 fp32 values
       step pack-check 120 bash -c "nvcc -O3 -std=c++17 -arch=sm_90 packages/cuda/test/native/pack_check.cu -o /tmp/pack_check && /tmp/pack_check" ;;
