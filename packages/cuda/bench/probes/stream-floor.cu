@@ -1,21 +1,19 @@
 // Probe: the floor of the contiguous combine's bytes on 24 SMs. At 4096 tokens, hidden 7168, top-8
 // over two ranks, the send of an expert rank reads about 32,768 expert rows (4 a partial, 470 MB) and
 // writes 8,192 partials (117 MB); the receive of a home reads 8,192 partials (2 a token, 117 MB) and
-// writes 4,096 rows (59 MB): shapes "send" and "recv". Here kernels move exactly those bytes with no arithmetic but an integer
-// xor (so nothing is dead), on 24 blocks of one SM each, the three ways a warp can keep bytes in
-// flight: its registers (U 16-byte vectors of each of the 4 rows a thread, loads first), or shared
-// memory filled by cp.async (a ring of stages a thread; no register holds the bytes in flight).
-// The same on all 132 SMs for reference. One GPU, no NVSHMEM; each figure is the median of 9 timed
-// launches after 3 warm-up, printed as one JSON line a variant.
+// writes 4,096 rows (59 MB): shapes "send" and "recv". Here kernels move exactly those bytes with no
+// arithmetic but an integer xor (so nothing is dead), on 24 blocks of one SM each, the ways a warp
+// can keep bytes in flight: its registers (U 16-byte vectors of each of an output's rows a thread,
+// loads first), or shared memory filled by cp.async (a ring of stages a thread; no register holds
+// the bytes in flight). The same on all SMs for reference. One GPU, no NVSHMEM; each figure is the
+// median of 9 timed launches after 3 warm-up (timing.cuh), printed as one JSON line a variant.
 //   nvcc -O3 -std=c++17 -arch=sm_90 stream-floor.cu -o stream-floor && ./stream-floor
 #include "check.cuh"
 #include "timing.cuh"
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <vector>
 
 constexpr uint64_t kHidden = 7168;       // bf16 outputs a row
 constexpr uint64_t kVecs = kHidden / 8;  // 16-byte vectors a row
