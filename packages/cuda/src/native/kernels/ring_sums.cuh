@@ -23,33 +23,49 @@ __device__ inline void cpAsync16(uint4* dst, const void* src) {
   SY_BULK_ASM("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smemAddr(dst)), "l"(src) : "memory");
 }
 
+/// cpAsync16 to a shared-memory address (smemAddr's).
+__device__ inline void cpAsync16To(uint32_t dst, const void* src) {
+  SY_BULK_ASM("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
 /// Up to kN sources over stages [s0, s1) (as pipelinedSumsOf), kD stages in the ring: stage s + kD - 1
-/// is copied before stage s is summed. `ring`: this lane's first vector; vector i at ring[i * 32].
-template <bool kWeighted, int kN, int kD, typename Src, typename Store>
+/// is copied before stage s is summed; with n * kD2 <= kRingVecs (fewer sources than the shape
+/// holds), kD2 stages instead, so the ring's vectors stay in flight whatever n (a stage takes n
+/// slots, not kN). `ring`: this lane's first vector; vector i at ring[i * 32].
+template <bool kWeighted, int kN, int kD, int kD2, typename Src, typename Store>
 __device__ inline void ringSumsOf(int n, int s0, int s1, int H, int lane, const float (&w)[8], Src src, Store store,
                                   uint4* ring) {
-  static_assert(kN * kD <= kRingVecs, "the ring holds kD stages of kN vectors");
-  const auto issue = [&](int s, int d) {  // stage s into ring stage d; one group a stage, empty or not
+  static_assert(kN * kD <= kRingVecs && kD <= kD2, "the ring holds kD stages of kN vectors");
+  const bool deep = n * kD2 <= kRingVecs;
+  const int depth = deep ? kD2 : kD, stride = n * 32, end = depth * stride;  // in vectors
+  const uint32_t ringAt = smemAddr(ring);
+  const auto issue = [&](int s, int slot) {  // stage s into the stage at ring[slot]; one group a stage, empty or not
     const int h0 = s * 256 + lane * 8;
     if (s < s1 && h0 < H) {
+      const uint32_t at = ringAt + static_cast<uint32_t>(slot) * 16u;
 #pragma unroll
       for (int u = 0; u < kN; ++u) {
-        if (u < n) cpAsync16(ring + (d * kN + u) * 32, src(u) + h0);
+        if (u < n) cpAsync16To(at + u * 512, src(u) + h0);
       }
     }
     SY_BULK_ASM("cp.async.commit_group;" ::: "memory");
   };
-#pragma unroll
-  for (int k = 0; k < kD - 1; ++k) issue(s0 + k, k);
-  int d = 0;  // ring stage of s
+#pragma unroll 1
+  for (int k = 0; k < depth - 1; ++k) issue(s0 + k, k * stride);
+  int slot = 0, last = end - stride;  // the ring stage of s, and of the one summed before it
   for (int s = s0; s < s1; ++s) {
-    issue(s + kD - 1, d == 0 ? kD - 1 : d - 1);  // the stage summed last time is free
-    SY_BULK_ASM("cp.async.wait_group %0;" ::"n"(kD - 1) : "memory");
+    issue(s + depth - 1, last);  // the stage summed last time is free
+    if (deep) {
+      SY_BULK_ASM("cp.async.wait_group %0;" ::"n"(kD2 - 1) : "memory");
+    } else {
+      SY_BULK_ASM("cp.async.wait_group %0;" ::"n"(kD - 1) : "memory");
+    }
     const int h0 = s * 256 + lane * 8;
     float acc[8];
-    stageSum<kWeighted, kN>(acc, n, w, [&](int u) { return ring[(d * kN + u) * 32]; });
+    stageSum<kWeighted, kN>(acc, n, w, [&](int u) { return ring[slot + u * 32]; });
     if (h0 < H) store(h0, packBf16x8(acc));
-    d = d == kD - 1 ? 0 : d + 1;
+    last = slot;
+    slot = slot + stride == end ? 0 : slot + stride;
   }
   SY_BULK_ASM("cp.async.wait_all;" ::: "memory");  // the empty groups past s1: none in flight at return
 }
@@ -62,13 +78,13 @@ __device__ inline void ringSums(int n, int s0, int s1, int H, int lane, const fl
   if constexpr (!SY_BULK_COPIES) {
     pipelinedSums<kWeighted>(n, s0, s1, H, lane, w, src, store, oneSourceShape);
   } else if (n <= 1 && oneSourceShape) {
-    ringSumsOf<kWeighted, 1, 16>(n, s0, s1, H, lane, w, src, store, ring);
+    ringSumsOf<kWeighted, 1, 16, 24>(n, s0, s1, H, lane, w, src, store, ring);
   } else if (n <= 2) {
-    ringSumsOf<kWeighted, 2, 12>(n, s0, s1, H, lane, w, src, store, ring);
+    ringSumsOf<kWeighted, 2, 12, 24>(n, s0, s1, H, lane, w, src, store, ring);
   } else if (n <= 4) {
-    ringSumsOf<kWeighted, 4, 6>(n, s0, s1, H, lane, w, src, store, ring);
+    ringSumsOf<kWeighted, 4, 6, 8>(n, s0, s1, H, lane, w, src, store, ring);
   } else {
-    ringSumsOf<kWeighted, 8, 3>(n, s0, s1, H, lane, w, src, store, ring);
+    ringSumsOf<kWeighted, 8, 3, 4>(n, s0, s1, H, lane, w, src, store, ring);
   }
 }
 
