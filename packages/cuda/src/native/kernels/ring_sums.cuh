@@ -36,16 +36,26 @@ template <bool kWeighted, int kN, int kD, int kD2, typename Src, typename Store>
 __device__ inline void ringSumsOf(int n, int s0, int s1, int H, int lane, const float (&w)[8], Src src, Store store,
                                   uint4* ring) {
   static_assert(kN * kD <= kRingVecs && kD <= kD2, "the ring holds kD stages of kN vectors");
+  constexpr int kMin = kN > 2 ? kN / 2 + 1 : 1;  // ringSums takes a shape for more than half its sources
   const bool deep = n * kD2 <= kRingVecs;
   const int depth = deep ? kD2 : kD, stride = n * 32, end = depth * stride;  // in vectors
   const uint32_t ringAt = smemAddr(ring);
+  // Each source's row start found once and held opaque, the stage's offsets unsigned: a copy's
+  // address is then one wide multiply-add (the compiler otherwise rebuilds it every stage).
+  const uint16_t* from[kN];
+#pragma unroll
+  for (int u = 0; u < kN; ++u) {
+    from[u] = src(u);
+    asm("" : "+l"(from[u]));
+  }
+  const uint32_t lane8 = static_cast<uint32_t>(lane) * 8u, uH = static_cast<uint32_t>(H);
   const auto issue = [&](int s, int slot) {  // stage s into the stage at ring[slot]; one group a stage, empty or not
-    const int h0 = s * 256 + lane * 8;
-    if (s < s1 && h0 < H) {
+    const uint32_t h0 = static_cast<uint32_t>(s) * 256u + lane8;
+    if (s < s1 && h0 < uH) {
       const uint32_t at = ringAt + static_cast<uint32_t>(slot) * 16u;
 #pragma unroll
       for (int u = 0; u < kN; ++u) {
-        if (u < n) cpAsync16To(at + u * 512, src(u) + h0);
+        if (u < kMin || u < n) cpAsync16To(at + u * 512, from[u] + h0);
       }
     }
     SY_BULK_ASM("cp.async.commit_group;" ::: "memory");
@@ -60,10 +70,10 @@ __device__ inline void ringSumsOf(int n, int s0, int s1, int H, int lane, const 
     } else {
       SY_BULK_ASM("cp.async.wait_group %0;" ::"n"(kD - 1) : "memory");
     }
-    const int h0 = s * 256 + lane * 8;
+    const uint32_t h0 = static_cast<uint32_t>(s) * 256u + lane8;
     float acc[8];
-    stageSum<kWeighted, kN>(acc, n, w, [&](int u) { return ring[slot + u * 32]; });
-    if (h0 < H) store(h0, packBf16x8(acc));
+    stageSum<kWeighted, kN, kMin>(acc, n, w, [&](int u) { return ring[slot + u * 32]; });
+    if (h0 < uH) store(h0, packBf16x8(acc));
     last = slot;
     slot = slot + stride == end ? 0 : slot + stride;
   }

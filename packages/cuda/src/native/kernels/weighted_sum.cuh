@@ -62,13 +62,14 @@ __device__ inline uint4 packBf16x8(const float* acc) {
 
 /// One stage's 8 sums of a lane, from acc = 0: sources u < n (at most kN) in order, acc = fp32(acc +
 /// fp32(w[u] * x)) (kWeighted) or fp32(acc + x); vec(u) is source u's 16-byte vector of the stage.
-template <bool kWeighted, int kN, typename Vec>
+/// kMin: the fewest sources the caller passes (no test below it).
+template <bool kWeighted, int kN, int kMin = 0, typename Vec>
 __device__ inline void stageSum(float (&acc)[8], int n, const float (&w)[8], Vec vec) {
 #pragma unroll
   for (int k = 0; k < 8; ++k) acc[k] = 0.0f;
 #pragma unroll
   for (int u = 0; u < kN; ++u) {
-    if (u < n) {
+    if (u < kMin || u < n) {
       if constexpr (kWeighted) accumulateBf16x8(acc, w[u], vec(u));
       else accumulateBf16x8Sum(acc, vec(u));
     }
