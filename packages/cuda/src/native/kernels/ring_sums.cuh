@@ -2,8 +2,9 @@
 // them in registers): each lane copies its 16-byte vector of every source's next stages into a ring
 // of its own in shared memory with cp.async, several stages ahead, and sums a stage once its copies
 // have landed. No register holds a byte in flight, so a warp keeps up to kRingVecs vectors a lane
-// on their way instead of one batch: the send is bound by its loads in flight (docs/design.md), and
-// the stream-floor probe moved its bytes on 24 SMs in 208 us this way against 239 with registers.
+// on their way instead of one batch: at 24 SMs the send is held by its loads in flight and its SMs'
+// issue together (docs/design.md), and the stream-floor probe moved its bytes on 24 SMs in 208 us
+// this way against 239 with registers.
 // Same order of operations and rounding as pipelinedSums (bit-exact with core's partialOf).
 #pragma once
 #include <cstdint>
@@ -13,17 +14,13 @@
 
 namespace sy {
 
-/// 16-byte vectors of ring a lane (a stage of kN sources takes kN of them).
+/// 16-byte vectors of ring a lane (a stage of n sources takes n of them).
 constexpr int kRingVecs = 24;
 
 /// Shared memory of the rings of a block of `threads` threads.
 __host__ __device__ constexpr int ringSmemBytes(int threads) { return threads * kRingVecs * 16; }
 
-__device__ inline void cpAsync16(uint4* dst, const void* src) {
-  SY_BULK_ASM("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smemAddr(dst)), "l"(src) : "memory");
-}
-
-/// cpAsync16 to a shared-memory address (smemAddr's).
+/// 16 bytes from global memory to a shared-memory address (smemAddr's), asynchronously.
 __device__ inline void cpAsync16To(uint32_t dst, const void* src) {
   SY_BULK_ASM("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
