@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-26-scales-by-lanes";
+const RECORD = "results/2026-11-27-ring-depth";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -241,7 +241,7 @@ function reasons(at, fp8) {
     "  Compute then put a quarter of its stall samples in the lanes' loop over each piece's rows; each",
     "  row now leaves by the SM's copy engine from the warp's shared memory, a lane a row (the bulk-rows",
     "  record: the send 263.7 -> 227.1 µs in one call), and a piece's 64 bytes of scales by that lane's",
-    "  own stores, one copy a row instead of two (this record: 223.6 -> 208.3 in one call). The copies",
+    "  own stores, one copy a row instead of two (the scales-by-lanes record: 223.6 -> 208.3 in one call). The copies",
     "  wait for the copy engine (30 % of the samples at one rank); neither fewer, larger copies (+24.5)",
     "  nor the lanes storing a row a rank beside them (+5.8) nor four pieces staged a warp instead of two",
     "  (±0.3) helped, and the receive's fan-out through two buffers a warp, the next chunk loading while",
@@ -253,10 +253,16 @@ function reasons(at, fp8) {
     "  and its SASS runs about 190 instructions on each 256-output stage of 4 sources, about 250 µs of",
     "  issue on 24 SMs for the 229,000 stages of a rank, with fp32 multiply and add kept apart for",
     "  bit-exactness. A stage with no branch a source (the shape's missing sources summed as -0.0) did",
-    "  more arithmetic than the branches cost (+18.5 µs, this record), and its loop unrolled by the ring's",
+    "  more arithmetic than the branches cost (+18.5 µs, the scales-by-lanes record), and its loop unrolled by the ring's",
     "  depth no longer fit the instruction caches (+264.7). A ring queue across records, to save each record's restart, cost 32 instructions a",
     "  copy and took the send to 796 µs; the rings in the receive were slower than its registers (+9.8),",
     "  and asking L2 for each next record's first stages was slower too (send +22, receive +4.6, the plan-by-blocks record).",
+    "  This record took each part out of the send in turn (diagnostic builds, timing only): with no",
+    "  loads, no stores or a quarter of the arithmetic it stays within 10 µs of main's 369 at 24 SMs, so",
+    "  there its SMs' issue and the bytes its rings keep in flight hold it together; at 48 SMs main",
+    "  takes 319.5 and without its stores 211.8. A ring stage now takes n slots, not the shape's, and the",
+    "  ring is deeper when n is below the shape's (15 vectors in flight instead of 10 for a 5-source",
+    "  record): 367.4 -> 361.7 µs in one call. Fewer instructions a stage alone (11 %) moved nothing.",
     "  Against DeepEP's normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's",
     "  caller does outside it.",
     `  The step, ${us(c16, "step")} µs, is ${(c16.phases.step.median - n16.phases.step.median / 3).toFixed(1)} µs above a third of NCCL's ${us(n16, "step")}; the combine send`,
