@@ -193,8 +193,7 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
         // The group's first home's row, found once a record: the hot loop's stores then load no
         // heap base (c.peers, which the compiler must reload behind every store it cannot tell apart).
         // (Held opaque, so a stage's store address is one add, not the row's rebuilt from dstRow.)
-        uint16_t* firstHome = combineRow<kPuts>(c, group, dstRow, staged);
-        asm("" : "+l"(firstHome));
+        uint16_t* const firstHome = opaque(combineRow<kPuts>(c, group, dstRow, staged));
         const auto store = [&](uint32_t h0, uint4 out) {
           *reinterpret_cast<uint4*>(firstHome + h0) = out;
           for (int h = group + 1; h < group + dp; ++h) *reinterpret_cast<uint4*>(combineRow<kPuts>(c, h, dstRow, staged) + h0) = out;

@@ -20,31 +20,35 @@ constexpr int kRingVecs = 24;
 /// Shared memory of the rings of a block of `threads` threads.
 __host__ __device__ constexpr int ringSmemBytes(int threads) { return threads * kRingVecs * 16; }
 
+/// p, held opaque to the compiler: it keeps the pointer in registers instead of rebuilding it from
+/// what it was computed from (an index, a width, a base reloaded from the parameters) at each use.
+template <typename T>
+__device__ inline T* opaque(T* p) {
+  asm("" : "+l"(p));
+  return p;
+}
+
 /// 16 bytes from global memory to a shared-memory address (smemAddr's), asynchronously.
 __device__ inline void cpAsync16To(uint32_t dst, const void* src) {
   SY_BULK_ASM("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
 
-/// Up to kN sources over stages [s0, s1) (as pipelinedSumsOf), kD stages in the ring: stage s + kD - 1
-/// is copied before stage s is summed; with n * kD2 <= kRingVecs (fewer sources than the shape
-/// holds), kD2 stages instead, so the ring's vectors stay in flight whatever n (a stage takes n
-/// slots, not kN). `ring`: this lane's first vector; vector i at ring[i * 32].
-template <bool kWeighted, int kN, int kD, int kD2, typename Src, typename Store>
+/// kMin to kN sources over stages [s0, s1) (as pipelinedSumsOf), kD stages in the ring: stage
+/// s + kD - 1 is copied before stage s is summed; with n * kD2 <= kRingVecs (fewer sources than the
+/// shape holds), kD2 stages instead, so the ring's vectors stay in flight whatever n (a stage takes
+/// n slots, not kN). `ring`: this lane's first vector; vector i at ring[i * 32].
+template <bool kWeighted, int kN, int kMin, int kD, int kD2, typename Src, typename Store>
 __device__ inline void ringSumsOf(int n, int s0, int s1, int H, int lane, const float (&w)[8], Src src, Store store,
                                   uint4* ring) {
-  static_assert(kN * kD <= kRingVecs && kD <= kD2, "the ring holds kD stages of kN vectors");
-  constexpr int kMin = kN > 2 ? kN / 2 + 1 : 1;  // ringSums takes a shape for more than half its sources
+  static_assert(kN * kD <= kRingVecs && kD <= kD2 && 1 <= kMin && kMin <= kN, "the ring holds kD stages of kN vectors");
   const bool deep = n * kD2 <= kRingVecs;
   const int depth = deep ? kD2 : kD, stride = n * 32, end = depth * stride;  // in vectors
   const uint32_t ringAt = smemAddr(ring);
   // Each source's row start found once and held opaque, the stage's offsets unsigned: a copy's
-  // address is then one wide multiply-add (the compiler otherwise rebuilds it every stage).
+  // address is then one wide multiply-add.
   const uint16_t* from[kN];
 #pragma unroll
-  for (int u = 0; u < kN; ++u) {
-    from[u] = src(u);
-    asm("" : "+l"(from[u]));
-  }
+  for (int u = 0; u < kN; ++u) from[u] = opaque(src(u));
   const uint32_t lane8 = static_cast<uint32_t>(lane) * 8u, uH = static_cast<uint32_t>(H);
   const auto issue = [&](int s, int slot) {  // stage s into the stage at ring[slot]; one group a stage, empty or not
     const uint32_t h0 = static_cast<uint32_t>(s) * 256u + lane8;
@@ -77,21 +81,23 @@ __device__ inline void ringSumsOf(int n, int s0, int s1, int H, int lane, const 
   SY_BULK_ASM("cp.async.wait_all;" ::: "memory");  // the empty groups past s1: none in flight at return
 }
 
-/// ringSumsOf with the shape for n (<= 8) sources (the shapes of pipelinedSums, `oneSourceShape` as
-/// there); compiled for sm_90 and later, else pipelinedSums.
+/// ringSumsOf with the shape for n (1 to 8: a record has at least its leader's entry) sources (the
+/// shapes of pipelinedSums, `oneSourceShape` as there; a shape takes more than half its sources, so
+/// those below that are copied and summed untested); compiled for sm_90 and later, else
+/// pipelinedSums.
 template <bool kWeighted, typename Src, typename Store>
 __device__ inline void ringSums(int n, int s0, int s1, int H, int lane, const float (&w)[8], Src src, Store store,
                                 uint4* ring, bool oneSourceShape = true) {
   if constexpr (!SY_BULK_COPIES) {
     pipelinedSums<kWeighted>(n, s0, s1, H, lane, w, src, store, oneSourceShape);
   } else if (n <= 1 && oneSourceShape) {
-    ringSumsOf<kWeighted, 1, 16, 24>(n, s0, s1, H, lane, w, src, store, ring);
+    ringSumsOf<kWeighted, 1, 1, 16, 24>(n, s0, s1, H, lane, w, src, store, ring);
   } else if (n <= 2) {
-    ringSumsOf<kWeighted, 2, 12, 24>(n, s0, s1, H, lane, w, src, store, ring);
+    ringSumsOf<kWeighted, 2, 1, 12, 24>(n, s0, s1, H, lane, w, src, store, ring);
   } else if (n <= 4) {
-    ringSumsOf<kWeighted, 4, 6, 8>(n, s0, s1, H, lane, w, src, store, ring);
+    ringSumsOf<kWeighted, 4, 3, 6, 8>(n, s0, s1, H, lane, w, src, store, ring);
   } else {
-    ringSumsOf<kWeighted, 8, 3, 4>(n, s0, s1, H, lane, w, src, store, ring);
+    ringSumsOf<kWeighted, 8, 5, 3, 4>(n, s0, s1, H, lane, w, src, store, ring);
   }
 }
 
