@@ -60,19 +60,35 @@ __global__ void __launch_bounds__(kThreads) combine_recv(SyCtx c, CombineInputs 
                                  static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
 }
 
+/// Combine recv alone on blocks of kWideThreads (a stage call under an SM budget, weights with the
+/// expert ranks, at most 4 ranks: wideReceive).
+__global__ void __launch_bounds__(combine_recv_stage::kWideThreads) combine_recv_wide(SyCtx c, CombineInputs in) {
+  combine_recv_stage::run<false, combine_recv_stage::kWideThreads>(c, in.topkIdx, in.homeWeights, in.tokens, in.y,
+                                                                  in.namedBlock, static_cast<int>(gridDim.x),
+                                                                  static_cast<int>(blockIdx.x));
+}
+
 }  // namespace kernels
 
 namespace {
 
+/// The receive alone under an SM budget, its weights with the expert ranks and a token's partials
+/// from at most 4 ranks (what a wide block's batches sum): blocks of kWideThreads.
+bool wideReceive(const SyCtx& ctx, int budget, int phases) {
+  return phases == 2 && !ctx.kernelPerHalf && budget > 0 && !ctx.p.combineAtHome() && ctx.p.ranks() <= 4;
+}
+
 /// The receive's grid: workers, one check block and (without an SM budget) one for the rows-named
 /// comparison. With both halves in one launch, the workers leave room for those within one wave.
-int recvGrid(const SyCtx& ctx, int numTokens, int budget, bool both, bool* namedBlock) {
+/// `warps`: a block's (its first polls).
+int recvGrid(const SyCtx& ctx, int numTokens, int budget, bool both, int warps, bool* namedBlock) {
   const uint64_t items = static_cast<uint64_t>(numTokens) * ((ctx.p.hidden() + kOutPerPiece - 1) / kOutPerPiece);
   *namedBlock = budget <= 0;
   const int extra = 1 + (*namedBlock ? 1 : 0);
   int limit = budget > 1 ? budget - 1 : budget;
   if (both && limit <= 0) limit = ctx.maxBlocks - extra > 1 ? ctx.maxBlocks - extra : 1;
-  return stageBlocks(ctx, items * kWarps / (kWarps - 1), limit) + extra;
+  // stageBlocks counts kWarps-warp blocks: the items scaled to a block of `warps` warps, less its poller.
+  return stageBlocks(ctx, items * kWarps / (warps - 1), limit) + extra;
 }
 
 /// The dynamic shared memory combine send's kernel asks for: ringSmemBytes when it was built for
@@ -100,7 +116,11 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
     // preamble, a fence and the grid's counter before the signals, more than a second round of sums.
     sendBlocks = most <= 2 * static_cast<uint64_t>(kWarps) ? 1 : stageBlocks(ctx, most, budget);
   }
-  if ((phases & 2) != 0) recvBlocks = recvGrid(ctx, numTokens, budget, phases == 3, &in.namedBlock);
+  const bool wide = wideReceive(ctx, budget, phases);
+  if ((phases & 2) != 0) {
+    recvBlocks = recvGrid(ctx, numTokens, budget, phases == 3, wide ? combine_recv_stage::kWideThreads / kWarp : kWarps,
+                          &in.namedBlock);
+  }
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
   const bool home = p.combineAtHome();
   if (phases == 3 || ctx.kernelPerHalf) {
@@ -119,6 +139,8 @@ cudaError_t launchCombine(const SyCtx& ctx, const void* expertOut, const int32_t
     const cudaError_t rc = allowSmem(reinterpret_cast<const void*>(kernel), smem);
     if (rc != cudaSuccess) return rc;
     kernel<<<blocks, kThreads, smem, stream>>>(ctx, in);
+  } else if (wide) {
+    kernels::combine_recv_wide<<<blocks, combine_recv_stage::kWideThreads, 0, stream>>>(ctx, in);
   } else {
     auto kernel = home ? kernels::combine_recv<true> : kernels::combine_recv<false>;
     kernel<<<blocks, kThreads, 0, stream>>>(ctx, in);

@@ -31,9 +31,12 @@
 namespace sy {
 namespace combine_recv_stage {
 
-constexpr int kThreads = kStageThreads;
-constexpr int kWarps = kThreads / kWarp;
 constexpr int kOutPerPiece = 512;
+
+/// Threads of the wide receive's blocks (combine.cu launches it for the contiguous layout's SM
+/// budget when a token's partials come from at most 4 ranks): twice the warps an SM to cover the
+/// loads' latency, each lane with half the registers (64) and batches of 4 loads.
+constexpr int kWideThreads = 1024;
 
 /// Weights at home (core's combineTokenAtHome): y[t] = bf16(sum over the slots k ascending with an
 /// expert of w[t][k] * combineX[t][k]), fp32 accumulation from 0 with __fmul_rn / __fadd_rn, one
@@ -73,10 +76,14 @@ __device__ inline void homeSum(const uint16_t* rows, const float* weights, int e
 
 /// kHome: weights at home (homeWeights [T, topK]), a kernel of its own so that the partials' path
 /// keeps its registers.
-/// The stage, run by blocks [0, nb) of the combine kernel (combine.cu); this is block b.
-template <bool kHome>
+/// The stage, run by blocks [0, nb) of kThreads threads (kStageThreads, or kWideThreads without
+/// weights at home) of the combine kernel (combine.cu); this is block b.
+template <bool kHome, int kThreads = kStageThreads>
 __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* homeWeights, int T, uint16_t* y,
                            bool namedBlock, int nb, int b) {
+  static_assert(kThreads == kStageThreads || (kThreads == kWideThreads && !kHome), "the receive's block sizes");
+  constexpr int kWarps = kThreads / kWarp;
+  constexpr int kBatch = kThreads > kStageThreads ? 4 : 8;  // loads a batch: two batches fit the registers
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), M = p.maxTokens();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -157,17 +164,17 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
       homeSum(partials, homeWeights, ex < p.experts() ? ex : -1, t, K, H, c0, c1, lane, vec, y + at);
       continue;
     }
-    if (vec && n <= 8) {  // pipelined over 256-output stages
+    if (vec && n <= batchSources(kBatch)) {  // pipelined over 256-output stages
       const float ones[8] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
-      int ranks[8];
+      int ranks[batchSources(kBatch)];
 #pragma unroll
-      for (int u = 0; u < 8; ++u) ranks[u] = __shfl_sync(kFullMask, mine, u);
+      for (int u = 0; u < batchSources(kBatch); ++u) ranks[u] = __shfl_sync(kFullMask, mine, u);
       const auto src = [&](int u) { return partials + (static_cast<uint64_t>(ranks[u]) * M + t) * H; };
-      pipelinedSums<false>(n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, ones, src,
+      pipelinedSums<false, kBatch>(n, 2 * c0, min(2 * c1, (H + 255) / 256), H, lane, ones, src,
                            [&](int h0, uint4 out) { *reinterpret_cast<uint4*>(y + at + h0) = out; });
       continue;
     }
-    for (int ch = c0; ch < c1; ++ch) {  // more than 8 ranks, or rows not 16-byte aligned
+    for (int ch = c0; ch < c1; ++ch) {  // more ranks than a batch sums, or rows not 16-byte aligned
       {
         const int end = min(H, (ch + 1) * kOutPerPiece);
         for (int hb = ch * kOutPerPiece; hb < end; hb += kWarp) {
