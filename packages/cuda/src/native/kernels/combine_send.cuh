@@ -163,12 +163,26 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
       }
       return r;
     };
+    // A warp's first item is its own (b * kWarps + warp); past the first round each warp claims
+    // its items from a counter, so a warp whose records had fewer entries takes more of them and
+    // the warps finish close together (in a fixed order the warps that drew the larger records
+    // hold the kernel's end). Each claim is made a record before its head is fetched, and each
+    // head a record before it is summed, so neither load waits.
     const uint64_t stride = static_cast<uint64_t>(nb) * kWarps;
+    const bool claims = items > stride;
+    const auto claim = [&](uint64_t after) -> uint64_t {  // the item after `after`, or items
+      if (!claims || after >= items) return items;
+      uint32_t k = 0;
+      if (lane == 0) k = atomicAdd(&c.state->combineClaims, 1u);
+      return stride + __shfl_sync(kFullMask, k, 0);
+    };
     uint64_t item = static_cast<uint64_t>(b) * kWarps + warp;
+    uint64_t then = claim(item), after = items;  // the warp's next item, and the one after it
     Rec next = fetch(item);
-    for (; item < items; item += stride) {
+    for (; item < items; item = then, then = after) {
       const Rec cur = next;
-      next = fetch(item + stride);
+      next = fetch(then);
+      after = claim(then);
       const int t = cur.t, n = cur.n, s = cur.s, c0 = cur.c0, c1 = cur.c1, ee = cur.ee, idx = cur.idx;
       const uint64_t q = static_cast<uint64_t>(cur.q);
       float w = cur.w;
@@ -232,6 +246,7 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
   completeBlockPuts<kPuts>(c);
   SY_CLOCK_MARK;  // 2: warp 0's partials
   const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND, false, nb);
+  if (last && threadIdx.x == 0) c.state->combineClaims = 0;  // every warp has claimed its last
   SY_CLOCK_MARK;  // 3: every warp's, fenced
   if (!last || failed) {
     SY_CLOCK_END("combineSend", epoch);

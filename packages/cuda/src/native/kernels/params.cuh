@@ -125,7 +125,8 @@ struct SyState {
   uint32_t step;               ///< completed steps; epoch = step % 2047 + 1. Advanced by combine recv.
   uint32_t done[DONE_COUNT];   ///< completion counters (DoneCounter)
   uint32_t stepHigh;           ///< step's wraps around 2^32 (with step: the 64-bit step of stepMark)
-  uint32_t pad[2];
+  uint32_t combineClaims;      ///< combine send's items claimed past its first round (its last block resets it)
+  uint32_t pad;
   SyErrorWord error;
 };
 
