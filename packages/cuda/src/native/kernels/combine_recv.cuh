@@ -11,8 +11,11 @@
 // each arrival in shared memory. Each other warp takes a token (or a span of 512-output chunks of
 // it when tokens are fewer than warps): the lanes find the token's ranks in ascending order, wait
 // for those ranks' flags (the reduction of tokens whose ranks arrived overlaps the arrival of the
-// others), then sums 8 outputs a lane per 256-output stage with 8 16-byte loads in flight
-// and the next batch's loads issued before the adds (pipelinedSums, weighted_sum.cuh). One or two
+// others), then sums 8 outputs a lane per 256-output stage with a batch of 16-byte loads in flight
+// and the next batch's loads issued before the adds (pipelinedSums, weighted_sum.cuh). Blocks of
+// 512 threads take batches of 8 loads; under an SM budget, with the weights at the expert ranks
+// and at most 4 ranks, the receive runs on blocks of 1,024 (kWideThreads: twice the warps an SM
+// to cover the loads' latency, batches of 4, 64 registers a thread). One or two
 // more blocks check: one waits for every rank and checks each one's announced partials against the
 // tokens that route to it; the rows dispatch recv's records named are compared with the counts by
 // a block of their own, or by that block first under an SM budget (combine_check.cuh). The last

@@ -12,8 +12,10 @@
 //
 // One kernel. One warp per record (or span of 512-output chunks of it when records are fewer than
 // warps): the record is decoded once, lane i holds entry i (row, weight); each lane sums 8 outputs
-// a 256-output stage with the next stage's 16-byte loads in flight (pipelinedSums,
-// weighted_sum.cuh); the partial goes out with 16-byte stores. One system fence per block; the last
+// a 256-output stage with the next stages' 16-byte loads in flight (ring_sums.cuh on sm_90, else
+// pipelinedSums, weighted_sum.cuh); the partial goes out with 16-byte stores. Past the first
+// round of items a warp claims its next record from a counter in the endpoint's state
+// (SyState::combineClaims), so the warps finish together whatever the records' sizes. One system fence per block; the last
 // block writes every home's signal.
 #pragma once
 #include "codec.cuh"
