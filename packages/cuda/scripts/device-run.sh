@@ -270,8 +270,11 @@ for s in "${steps[@]}"; do
       step c-example 60 bash -c 'cd packages/cuda/examples/c && cc -std=c11 -O2 -Wall moe_step.c -I../../include \
         -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;
     pack) # at most 8 files come back from the GPU machine: logs and JSON into one archive; the
-      # bench's JSON and SVG and the summary stay beside it
-      (cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.json $(ls -d put one-gpu-ranks* ./*.ncu-rep.gz 2>/dev/null) 2>/dev/null &&
+      # bench's JSON and SVG and the summary stay beside it. A second pack in one call (after steps
+      # run past the first) unpacks the first archive and packs it again with the new files.
+      (cd "$OUT" && { [ ! -f logs.tgz ] || tar xzf logs.tgz; } &&
+        tar czf logs.tgz.new ./*.log ./*.json $(ls -d put one-gpu-ranks* ./*.ncu-rep.gz 2>/dev/null) 2>/dev/null &&
+        mv logs.tgz.new logs.tgz &&
         find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
           ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' ! -name 'bench-2gpu-fp8.json' ! -name 'bench-2gpu-fp8.svg' -delete &&
         rm -rf put one-gpu-ranks*) ;;
