@@ -73,9 +73,10 @@ __global__ void __launch_bounds__(combine_recv_stage::kWideThreads) combine_recv
 namespace {
 
 /// The receive alone under an SM budget, its weights with the expert ranks and a token's partials
-/// from at most 4 ranks (what a wide block's batches sum): blocks of kWideThreads.
+/// from no more ranks than a wide block's batches sum: blocks of kWideThreads.
 bool wideReceive(const SyCtx& ctx, int budget, int phases) {
-  return phases == 2 && !ctx.kernelPerHalf && budget > 0 && !ctx.p.combineAtHome() && ctx.p.ranks() <= 4;
+  return phases == 2 && !ctx.kernelPerHalf && budget > 0 && !ctx.p.combineAtHome() &&
+         ctx.p.ranks() <= batchSources(combine_recv_stage::kWideBatch);
 }
 
 /// The receive's grid: workers, one check block and (without an SM budget) one for the rows-named

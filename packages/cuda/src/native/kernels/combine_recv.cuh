@@ -37,9 +37,11 @@ namespace combine_recv_stage {
 constexpr int kOutPerPiece = 512;
 
 /// Threads of the wide receive's blocks (combine.cu launches it for the contiguous layout's SM
-/// budget when a token's partials come from at most 4 ranks): twice the warps an SM to cover the
-/// loads' latency, each lane with half the registers (64) and batches of 4 loads.
+/// budget when a token's partials come from at most batchSources(kWideBatch) ranks): twice the
+/// warps an SM to cover the loads' latency, each lane with half the registers (64), so batches of
+/// kWideBatch loads.
 constexpr int kWideThreads = 1024;
+constexpr int kWideBatch = 4;
 
 /// Weights at home (core's combineTokenAtHome): y[t] = bf16(sum over the slots k ascending with an
 /// expert of w[t][k] * combineX[t][k]), fp32 accumulation from 0 with __fmul_rn / __fadd_rn, one
@@ -86,7 +88,7 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
                            bool namedBlock, int nb, int b) {
   static_assert(kThreads == kStageThreads || (kThreads == kWideThreads && !kHome), "the receive's block sizes");
   constexpr int kWarps = kThreads / kWarp;
-  constexpr int kBatch = kThreads > kStageThreads ? 4 : 8;  // loads a batch: two batches fit the registers
+  constexpr int kBatch = kThreads == kWideThreads ? kWideBatch : 8;  // loads a batch: two fit the registers
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), K = p.topK(), H = p.hidden(), M = p.maxTokens();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -15,8 +15,8 @@
 // a 256-output stage with the next stages' 16-byte loads in flight (ring_sums.cuh on sm_90, else
 // pipelinedSums, weighted_sum.cuh); the partial goes out with 16-byte stores. Past the first
 // round of items a warp claims its next record from a counter in the endpoint's state
-// (SyState::combineClaims), so the warps finish together whatever the records' sizes. One system fence per block; the last
-// block writes every home's signal.
+// (SyState::combineClaims), so the warps finish together whatever the records' sizes. One system
+// fence per block; the last block writes every home's signal.
 #pragma once
 #include "codec.cuh"
 #include "launch.h"

@@ -118,23 +118,23 @@ __device__ inline void pipelinedSumsOf(int n, int s0, int s1, int H, int lane, c
   }
 }
 
-/// pipelinedSumsOf with the batch shape for n sources: kBatch loads a batch (8, or 4 for a block
-/// of 1,024 threads, whose 64 registers a thread hold two batches of 4 and no more), so n <= 8,
-/// or n <= 4 with kBatch 4 (the caller's guarantee: batchSources). `oneSourceShape` false: a single source takes the two-source shape
+/// The most sources pipelinedSums<kWeighted, kBatch> sums: 8 with batches of 8 loads, 4 with
+/// batches of 4 (a block of 1,024 threads, whose 64 registers a thread hold two such batches).
+__host__ __device__ constexpr int batchSources(int batch) { return batch >= 8 ? 8 : 4; }
+
+/// pipelinedSumsOf with the batch shape for n sources, kBatch loads a batch; n <= batchSources(kBatch)
+/// is the caller's guarantee. `oneSourceShape` false: a single source takes the two-source shape
 /// (half the loads a batch), so a kernel whose sums rarely have one source never fetches that
 /// shape's code (each shape is some 600 instructions of hot loop, and an SM's warps run every
 /// shape they meet at once).
-/// The most sources pipelinedSums<kWeighted, kBatch> sums.
-__host__ __device__ constexpr int batchSources(int batch) { return batch >= 8 ? 8 : 4; }
-
 template <bool kWeighted, int kBatch = 8, typename Src, typename Store>
 __device__ inline void pipelinedSums(int n, int s0, int s1, int H, int lane, const float (&w)[8], Src src,
                                      Store store, bool oneSourceShape = true) {
   static_assert(kBatch == 8 || kBatch == 4, "a batch of 8 or 4 loads");
   if (n <= 1 && oneSourceShape) pipelinedSumsOf<kWeighted, 1, kBatch>(n, s0, s1, H, lane, w, src, store);
   else if (n <= 2) pipelinedSumsOf<kWeighted, 2, kBatch / 2>(n, s0, s1, H, lane, w, src, store);
-  else if (n <= 4 || kBatch < 8) pipelinedSumsOf<kWeighted, 4, kBatch / 4>(n, s0, s1, H, lane, w, src, store);
-  else pipelinedSumsOf<kWeighted, 8, kBatch / 8 == 0 ? 1 : kBatch / 8>(n, s0, s1, H, lane, w, src, store);
+  else if (kBatch < 8 || n <= 4) pipelinedSumsOf<kWeighted, 4, kBatch / 4>(n, s0, s1, H, lane, w, src, store);
+  else if constexpr (kBatch >= 8) pipelinedSumsOf<kWeighted, 8, kBatch / 8>(n, s0, s1, H, lane, w, src, store);
 }
 
 }  // namespace sy
