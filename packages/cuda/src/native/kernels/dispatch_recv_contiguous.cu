@@ -40,6 +40,17 @@ __host__ __device__ inline int fanBarriersAt(int L, int R) { return (recvTablesS
 __host__ __device__ inline int fanBuffersAt(int L, int R) { return fanBarriersAt(L, R) + 128 * ((kWarps * 16 + 127) / 128); }
 __host__ __device__ inline int contigRecvSmemBytes(int L, int R) { return fanBuffersAt(L, R) + kWarps * kFanBytes; }
 
+/// Block-collective end of the fan-out's claims (thread 0 counts): the block that completes the
+/// grid's count resets the claims for the next step. Every block counts, the ones whose tables
+/// failed too, so no step leaves the counter behind.
+__device__ inline void doneClaiming(SyState* state) {
+  if (threadIdx.x != 0) return;
+  if (atomicAdd(&state->recvDone, 1u) + 1 == gridDim.x) {
+    state->recvClaims = 0;
+    state->recvDone = 0;
+  }
+}
+
 __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   const SyParams& p = c.p;
   const int R = p.ranks(), L = p.localExperts(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
@@ -51,7 +62,10 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   uint64_t* bar = reinterpret_cast<uint64_t*>(smemBytes + fanBarriersAt(L, R) + warp * 16);
   uint8_t* buf = smemBytes + fanBuffersAt(L, R) + warp * kFanBytes;
   if (lane == 0) mbarInit(bar);  // this lane alone uses it, after fence.mbarrier_init
-  if (!buildRecvTables(c, stepEpoch(c.state), t)) return;
+  if (!buildRecvTables(c, stepEpoch(c.state), t)) {
+    doneClaiming(c.state);
+    return;
+  }
   if (lane == 0) fenceProxyAsync();  // the rows the tables' acquire made visible, to the bulk loads
   uint32_t parity = 0;
   SY_CLOCK_MARK;  // 1: the tables (the wait for every source, counts, scans)
@@ -66,8 +80,19 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   float* outS = reinterpret_cast<float*>(regionPtr(c, R_RECV_SCALES));
   int4* outMeta = reinterpret_cast<int4*>(regionPtr(c, R_RECV_META));
   const bool vec = (rowBytes & 15) == 0;
+  // A warp's first item is its own; past the first round each warp claims its next one from a
+  // counter (a record fans out to 0 to K - 1 more rows, so a fixed deal leaves an SM's schedulers
+  // uneven), a record ahead so the claim's latency hides behind a record's copies.
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
-  for (uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp; item < items; item += stride) {
+  const bool claims = items > stride;
+  const auto claim = [&](uint64_t after) -> uint64_t {  // the item after `after`, or items
+    if (!claims || after >= items) return items;
+    uint32_t k = 0;
+    if (lane == 0) k = atomicAdd(&c.state->recvClaims, 1u);
+    return stride + __shfl_sync(kFullMask, k, 0);
+  };
+  uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp;
+  for (uint64_t then = claim(item); item < items; item = then, then = claim(then)) {
     const int q = static_cast<int>(item / spans);
     const int span = static_cast<int>(item % spans);
     const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
@@ -134,6 +159,8 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   }
   SY_CLOCK_MARK;  // 3: thread 0's share of the padding rows' meta
   addNamed(c, t);
+  __syncthreads();  // every warp's last claim made
+  doneClaiming(c.state);
   SY_CLOCK_END("contigRecv", stepEpoch(c.state));
 }
 

@@ -126,7 +126,8 @@ struct SyState {
   uint32_t done[DONE_COUNT];   ///< completion counters (DoneCounter)
   uint32_t stepHigh;           ///< step's wraps around 2^32 (with step: the 64-bit step of stepMark)
   uint32_t combineClaims;      ///< combine send's items claimed past its first round (its last block resets it)
-  uint32_t pad;
+  uint32_t recvClaims;         ///< the contiguous receive's items claimed past its first round
+  uint32_t recvDone;           ///< its blocks done claiming; the block that completes the count resets both
   SyErrorWord error;
 };
 
