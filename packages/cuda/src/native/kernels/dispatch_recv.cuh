@@ -40,13 +40,15 @@ inline bool leanReceive(const SyCtx& ctx) { return ctx.p.ranks() <= kLeanRanks &
 
 /// Places the step's records on blocks [0, nb) (this is block b): a warp a record, or a span of
 /// its pieces of V * 512 bytes. `recStart` [R + 1]: the records' prefix by source; read(rec, s, j, report, lane)
-/// reads and checks record j of s and gives it with the output row of the lane's entry.
-template <int V, typename Read>
-__device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read) {
+/// reads and checks record j of s and gives it with the output row of the lane's entry. mark():
+/// a phase stamp (profiling builds) after each step of an item.
+template <int V, typename Read, typename Mark>
+__device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read,
+                                      Mark mark) {
   const SyParams& p = c.p;
   const int R = p.ranks(), M = p.maxTokens(), W = p.routeWords(), S = p.scalesPerRow();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint64_t mark = stepMark(c.state);
+  const uint64_t stepMarkOf = stepMark(c.state);
   const uint64_t rowBytes = p.rowBytes();
   const int pieces = piecesPerRow(rowBytes, V * 512);
   const int spans = spansFor(recStart[R], pieces, nb * kWarps);
@@ -68,8 +70,9 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
     uint64_t row = 0;
     const RecordView r = read(recordAt(routes, s, j, M, W), s, j, p0 == 0, lane, &row);
     if (!r.ok) continue;
+    mark();  // the record and its count words
     const uint64_t slot = static_cast<uint64_t>(s) * M + j;
-    const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, mark, r.n, lane) : 0;  // checked after the copy
+    const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, stepMarkOf, r.n, lane) : 0;  // checked after the copy
     const uint8_t* src = inX + slot * rowBytes;
     for (int piece = p0; piece < p1; ++piece) {
       const uint64_t b0 = static_cast<uint64_t>(piece) * V * 512;
@@ -95,6 +98,7 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
         }
       }
     }
+    mark();  // the payload's stores issued
     if (p0 != 0) continue;
     if (S > 0) {
       const float* sRow = inS + slot * S;
@@ -103,9 +107,11 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
         for (int k = lane; k < S; k += kWarp) dst[k] = sRow[k];
       }
     }
-    reportTaken(prior, mark, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
+    mark();  // the scales
+    reportTaken(prior, stepMarkOf, r.n, s, j, c.state, S_DISPATCH_RECV, lane);
     if (lane == 0) atomicAdd(&named[s], r.n);
     if (lane < r.n) outMeta[row] = make_int4(s, r.token, r.e.slot, r.e.expert);
+    mark();  // the claims checked, the meta
   }
 }
 
@@ -113,12 +119,12 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
 /// has a warp of the placing blocks (more warps share a record; each runs a quarter of the code),
 /// else of kPieceBytes. The lean receive's (in the table-first receive's registers the second
 /// instantiation spilled).
-template <typename Read>
-__device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read) {
+template <typename Read, typename Mark>
+__device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* named, int nb, int b, Read read, Mark mark) {
   if (smallPieces(c.p.rowBytes(), static_cast<uint64_t>(recStart[c.p.ranks()]), static_cast<uint64_t>(nb) * kWarps)) {
-    placeRecordsBy<1>(c, recStart, named, nb, b, read);
+    placeRecordsBy<1>(c, recStart, named, nb, b, read, mark);
   } else {
-    placeRecordsBy<kPieceVecs>(c, recStart, named, nb, b, read);
+    placeRecordsBy<kPieceVecs>(c, recStart, named, nb, b, read, mark);
   }
 }
 
@@ -156,7 +162,8 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
                    const RecordView r = readRecord(rec, s, j, p, count, c.state, S_DISPATCH_RECV, report, lane);
                    *row = r.ok && lane < r.n ? static_cast<uint64_t>(t.start[r.e.expert * R + s] + r.e.index) : 0;
                    return r;
-                 });
+                 },
+                 [] {});
     addNamed(c, t);
     SY_CLOCK_END("dispatchRecv", epoch);
     return;
@@ -208,7 +215,8 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
                        c.state, S_DISPATCH_RECV, report, lane);
                    *row = r.ok && lane < r.n ? static_cast<uint64_t>(r.e.expert) * R * M + before + r.e.index : 0;
                    return r;
-                 });
+                 },
+                 [&] { SY_CLOCK_MARK; });
     addNamed(c, t);
     SY_CLOCK_END("dispatchRecv", epoch);
   }
