@@ -7,6 +7,8 @@
 # (hot.py). Clocks are left alone (--clock-control none).
 #   bash packages/cuda/bench/kernel-times/profile.sh [OUT]
 #   PROFILE_POINT=contiguous:4096 PROFILE_KERNEL='contigSend|combine_send'   (the defaults)
+#   PROFILE_NCU_ARGS: more ncu flags, e.g. "--cache-control none --warp-sampling-interval 0" for the
+#   few microseconds of a masked kernel (caches as the bench leaves them, a sample every 32 cycles)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-/tmp/switchyard-out}
@@ -18,7 +20,8 @@ source "$here/ncu-step.sh"
 n=$(($(tr -cd '|' <<<"$kernels" | wc -c) + 1))
 name=profile-${point/:/-}
 # step.c runs 50 warm-up steps before its eager ones: one launch of each kernel from warm-up step 20 on.
-"$ncu" --clock-control none --kernel-name regex:"($kernels)" --launch-skip $((20 * n)) --launch-count "$n" \
+# shellcheck disable=SC2086
+"$ncu" --clock-control none ${PROFILE_NCU_ARGS:-} --kernel-name regex:"($kernels)" --launch-skip $((20 * n)) --launch-count "$n" \
   --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
   --section WarpStateStats --section SchedulerStats --section InstructionStats --section LaunchStats \
   --section Occupancy --section SourceCounters --import-source yes -o "$work/$name" \
