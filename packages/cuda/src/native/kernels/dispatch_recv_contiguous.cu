@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   // counter (a record fans out to 0 to K - 1 more rows, so a fixed deal leaves an SM's schedulers
   // uneven), a record ahead so the claim's latency hides behind a record's copies.
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
-  const bool claims = items > stride;
+  const bool claims = items > stride && R > 1;  // one rank: no fan-out to balance, only the claims' contention
   const auto claim = [&](uint64_t after) -> uint64_t {  // the item after `after`, or items
     if (!claims || after >= items) return items;
     uint32_t k = 0;
