@@ -85,8 +85,9 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   // uneven), a record ahead so the claim's latency hides behind a record's copies.
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
   const bool claims = items > stride && R > 1;  // one rank: no fan-out to balance, only the claims' contention
-  const auto claim = [&](uint64_t after) -> uint64_t {  // the item after `after`, or items
-    if (!claims || after >= items) return items;
+  const auto claim = [&](uint64_t after) -> uint64_t {  // the item after `after` (items: none)
+    if (!claims) return after + stride;  // the fixed deal
+    if (after >= items) return items;
     uint32_t k = 0;
     if (lane == 0) k = atomicAdd(&c.state->recvClaims, 1u);
     return stride + __shfl_sync(kFullMask, k, 0);
