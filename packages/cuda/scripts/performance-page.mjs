@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-27-wide-recv-claims";
+const RECORD = "results/2026-11-27-fan-claims";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -218,6 +218,12 @@ function reasons(at, fp8) {
     "  when its items fit two rounds of one block's warps, with no fence or grid counter before the",
     "  signals (14.6 -> 13.0 µs). Against DeepEP's kernels in this run the sends are",
     `  ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart, the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
+    "  The receives are bound by fetching their code, not by memory (this record: Nsight Compute at one",
+    "  rank, masked 1, warm caches: 316 of the dispatch receive's 867 stall samples and 380 of combine",
+    "  recv's 1,169 wait for an instruction, 67 and 57 for a load). Loading the placing warps' scales",
+    "  and first piece ahead of the record saved nothing (+0.1 µs each), and combine recv in one block,",
+    "  its checks on a warp beside the sums, was slower (+3.3): the lever left is fewer instructions and",
+    "  branch targets on the receives' paths.",
     "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
     `  crosses NVLink instead of one row per (token, expert)); ${us(s128, "combine")} µs in this run against the 36 target.`,
     `  Dispatch is ${us(s128, "dispatch")} µs against DeepEP's ${us(d128, "dispatch")} (the send ${gap(s128, d128, "dispatchSend")}, the receive ${gap(s128, d128, "dispatchRecv")}; negative: ahead), the`,
@@ -246,7 +252,9 @@ function reasons(at, fp8) {
     "  wait for the copy engine (30 % of the samples at one rank); neither fewer, larger copies (+24.5)",
     "  nor the lanes storing a row a rank beside them (+5.8) nor four pieces staged a warp instead of two",
     "  (±0.3) helped, and the receive's fan-out through two buffers a warp, the next chunk loading while",
-    "  one's stores leave, was slower (+4.1). The",
+    "  one's stores leave, was slower (+4.1). Past its first round a fan-out warp now claims its next",
+    "  record from a counter (a record fans out to 0 to 7 more rows, so a fixed deal ends unevenly):",
+    "  the receive 116.1 -> 108.6 µs in one call (this record). The",
     "  combine send is bound by its loads in flight and its instructions, not by NVLink (8 SMs already",
     "  write 361 GB/s): its sums now load through cp.async rings in shared memory, 24 vectors a lane,",
     "  several stages ahead (505 -> 369 µs against the previous main in one call, the combine-rings record); the same",
@@ -268,7 +276,7 @@ function reasons(at, fp8) {
     "  SM, which gave one or two schedulers a fifth warp, were 20.2 / 15.6 µs slower), and a fixed deal",
     "  of records (1 to 8 entries each) left the schedulers uneven: past the first round a warp now",
     "  claims its next record from a counter, 361.8 -> 346.8 µs in one call, and the combine receive",
-    "  runs on blocks of 1,024 threads under the budget, 115.2 -> 102.0 (this record). Against DeepEP's",
+    "  runs on blocks of 1,024 threads under the budget, 115.2 -> 102.0 (the wide-recv-claims record). Against DeepEP's",
     "  normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's caller does",
     "  outside it.",
     `  The step, ${us(c16, "step")} µs, is ${(n16.phases.step.median / c16.phases.step.median).toFixed(2)} × NCCL's ${us(n16, "step")}; the combine send`,
