@@ -8,7 +8,9 @@ import { defineConfig, type EpConfig } from "@switchyard/core";
  * the bench's rows (hidden 7168): bf16 rows of 14 KB, which the receive's fan-out copies through
  * its 8 KB buffer in two bulk copies when a warp holds a whole row (M 512) and from 2 KB into the
  * row when few rows are spread over the warps (M 8), and fp8 rows of 8,320 bytes (a 128-byte
- * second copy). Masked adds the bench's rows too: fp8 dispatch of bf16 input at 128 tokens and
+ * second copy), and 4,096 small rows (M 4096): more records than one round of the receive's warps,
+ * so its warps go round again (claiming their next record with two ranks or more, stepping by the
+ * grid's warps with one). Masked adds the bench's rows too: fp8 dispatch of bf16 input at 128 tokens and
  * bf16 at 8, few enough tokens that the send and the receive cut rows into 512-byte pieces; and
  * such pieces with fp8 input (the caller's scales passed through) at top-12 (the plan's walk of
  * more than 8 slots), and with DP groups.
@@ -102,6 +104,15 @@ export function checkConfigs(ranks: number, layout: "masked" | "contiguous"): Ep
         dispatchDtype: "fp8-e4m3",
         layout,
         expertAlignment: 128,
+      }),
+      defineConfig({
+        ranks,
+        experts: 8 * ranks,
+        topK: 4,
+        hidden: 256,
+        maxTokensPerRank: 4096,
+        layout,
+        expertAlignment: 16,
       }),
       benchRows({ maxTokensPerRank: 512, expertAlignment: 128 }),
       benchRows({ expertAlignment: 16 }),
