@@ -197,7 +197,7 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
 
   SY_CLOCK_MARK;  // 2: warp 0's part of the sums (none: it polls)
   // The last block advances the step, so the next step's signals carry the next epoch.
-  const bool last = lastBlockDone(c.state, DONE_COMBINE_RECV, true, nb);  // y and the step: this GPU's
+  const bool last = lastBlockDone(c.state, DONE_COMBINE_RECV, DoneFence::Gpu, nb);  // y and the step: this GPU's
   SY_CLOCK_MARK;  // 3: every block's sums and the check, fenced
   if (last && threadIdx.x == 0) {
     c.state->step = c.state->step + 1;

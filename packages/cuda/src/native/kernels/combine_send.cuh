@@ -173,10 +173,8 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
     const uint64_t stride = static_cast<uint64_t>(nb) * kWarps;
     const bool claims = items > stride;
     const auto claim = [&](uint64_t after) -> uint64_t {  // the item after `after`, or items
-      if (!claims || after >= items) return items;
-      uint32_t k = 0;
-      if (lane == 0) k = atomicAdd(&c.state->combineClaims, 1u);
-      return stride + __shfl_sync(kFullMask, k, 0);
+      if (!claims) return items;  // one round
+      return claimItem(&c.state->combineClaims, after, items, stride, lane);
     };
     uint64_t item = static_cast<uint64_t>(b) * kWarps + warp;
     uint64_t then = claim(item), after = items;  // the warp's next item, and the one after it
@@ -247,7 +245,7 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
 
   completeBlockPuts<kPuts>(c);
   SY_CLOCK_MARK;  // 2: warp 0's partials
-  const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND, false, nb);
+  const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND, DoneFence::System, nb);
   if (last && threadIdx.x == 0) c.state->combineClaims = 0;  // every warp has claimed its last
   SY_CLOCK_MARK;  // 3: every warp's, fenced
   if (!last || failed) {

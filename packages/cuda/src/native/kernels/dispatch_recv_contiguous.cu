@@ -40,14 +40,17 @@ __host__ __device__ inline int fanBarriersAt(int L, int R) { return (recvTablesS
 __host__ __device__ inline int fanBuffersAt(int L, int R) { return fanBarriersAt(L, R) + 128 * ((kWarps * 16 + 127) / 128); }
 __host__ __device__ inline int contigRecvSmemBytes(int L, int R) { return fanBuffersAt(L, R) + kWarps * kFanBytes; }
 
-/// Block-collective end of the fan-out's claims (thread 0 counts): the block that completes the
-/// grid's count resets the claims for the next step. Every block counts, the ones whose tables
-/// failed too, so no step leaves the counter behind.
+/// Block-collective end of the fan-out's claims: after the block's barrier (every warp's last claim
+/// made) thread 0 counts the block in DONE_FAN_OUT; every block counts, the ones whose tables failed
+/// too, so no step leaves the count behind, and the block that completes it resets the count and the
+/// claims. No fence: the count only picks that block (lastBlockDone's fences and its shared flag
+/// cost this kernel registers it spilled).
 __device__ inline void doneClaiming(SyState* state) {
+  __syncthreads();
   if (threadIdx.x != 0) return;
-  if (atomicAdd(&state->recvDone, 1u) + 1 == gridDim.x) {
+  if (atomicAdd(&state->done[DONE_FAN_OUT], 1u) + 1 == gridDim.x) {
     state->recvClaims = 0;
-    state->recvDone = 0;
+    state->done[DONE_FAN_OUT] = 0;
   }
 }
 
@@ -85,12 +88,8 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   // uneven), a record ahead so the claim's latency hides behind a record's copies.
   const uint64_t stride = static_cast<uint64_t>(gridDim.x) * kWarps;
   const bool claims = items > stride && R > 1;  // one rank: no fan-out to balance, only the claims' contention
-  const auto claim = [&](uint64_t after) -> uint64_t {  // the item after `after` (items: none)
-    if (!claims) return after + stride;  // the fixed deal
-    if (after >= items) return items;
-    uint32_t k = 0;
-    if (lane == 0) k = atomicAdd(&c.state->recvClaims, 1u);
-    return stride + __shfl_sync(kFullMask, k, 0);
+  const auto claim = [&](uint64_t after) {  // without claims the fixed deal
+    return claims ? claimItem(&c.state->recvClaims, after, items, stride, lane) : after + stride;
   };
   uint64_t item = static_cast<uint64_t>(blockIdx.x) * kWarps + warp;
   for (uint64_t then = claim(item); item < items; item = then, then = claim(then)) {
@@ -160,8 +159,7 @@ __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {
   }
   SY_CLOCK_MARK;  // 3: thread 0's share of the padding rows' meta
   addNamed(c, t);
-  __syncthreads();  // every warp's last claim made
-  doneClaiming(c.state);
+  doneClaiming(c.state);  // its barrier: every warp's last claim made
   SY_CLOCK_END("contigRecv", stepEpoch(c.state));
 }
 

@@ -116,7 +116,8 @@ enum DoneCounter : int {
   DONE_PLAN = 1,
   DONE_COMBINE_SEND = 2,
   DONE_COMBINE_RECV = 3,
-  DONE_COUNT = 4
+  DONE_FAN_OUT = 4,  ///< the contiguous receive's blocks done claiming (its last resets the claims)
+  DONE_COUNT = 5
 };
 
 /// Device-resident state of one endpoint: the step counter (epoch source), the error word and the
@@ -126,8 +127,7 @@ struct SyState {
   uint32_t done[DONE_COUNT];   ///< completion counters (DoneCounter)
   uint32_t stepHigh;           ///< step's wraps around 2^32 (with step: the 64-bit step of stepMark)
   uint32_t combineClaims;      ///< combine send's items claimed past its first round (its last block resets it)
-  uint32_t recvClaims;         ///< the contiguous receive's items claimed past its first round
-  uint32_t recvDone;           ///< its blocks done claiming; the block that completes the count resets both
+  uint32_t recvClaims;         ///< the contiguous receive's items claimed past its first round (reset as DONE_FAN_OUT completes)
   SyErrorWord error;
 };
 

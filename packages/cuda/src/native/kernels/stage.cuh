@@ -11,6 +11,11 @@ namespace sy {
 /// Tokens per block when T tokens are spread over `blocks` blocks (at least 1).
 __host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 1 : (T + blocks - 1) / blocks; }
 
+/// What a block's count orders before it (lastBlockDone): its stores for the peers (System: a
+/// system fence; the last block then acquires at GPU scope) or for this GPU only (Gpu: combine
+/// recv's y and step).
+enum class DoneFence { System, Gpu };
+
 /// Block-collective: after the block's stores (to peers too), counts the block done. True in every
 /// thread of the last block to count, which resets the counter for the next step (and graph
 /// replays) and may then publish the stage's signals with release stores (stReleaseSys), which
@@ -18,18 +23,18 @@ __host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 
 /// fences at system scope before it counts (its block's stores, ordered before it by the barrier,
 /// reach the peers first); the last block's thread 0 then only needs an acquire at GPU scope (the
 /// other blocks are on this GPU). One block: the barrier alone orders every warp's stores before
-/// the caller's release stores (a release is cumulative), so no fence at all. `local`: the stage
-/// stored nothing another GPU reads (combine recv: y and the step counter), so a device-scope
-/// fence orders enough (the host and the next kernels see the stores once the kernel is done).
-/// `blocks`: the stage's blocks when a kernel runs two stages (dispatch.cu, combine.cu), else the grid.
-__device__ inline bool lastBlockDone(SyState* state, int counter, bool local = false, int blocks = -1) {
+/// the caller's release stores (a release is cumulative), so no fence at all. `fence`: what the
+/// stage's stores need (DoneFence; the host and the next kernels see every store once the kernel is
+/// done). `blocks`: the stage's blocks when a kernel runs two stages (dispatch.cu, combine.cu), else the grid.
+__device__ inline bool lastBlockDone(SyState* state, int counter, DoneFence fence = DoneFence::System,
+                                     int blocks = -1) {
   __shared__ bool sLast;
   __syncthreads();
   const uint32_t n = blocks < 0 ? gridDim.x : static_cast<uint32_t>(blocks);
   if (n == 1) return true;  // one block: no counter; the caller's release stores order its stores
   if (threadIdx.x == 0) {
-    if (local) __threadfence();
-    else __threadfence_system();
+    if (fence == DoneFence::System) __threadfence_system();
+    else __threadfence();
     const uint32_t old = atomicAdd(&state->done[counter], 1u);
     sLast = old == n - 1;
     if (sLast) {
@@ -39,6 +44,18 @@ __device__ inline bool lastBlockDone(SyState* state, int counter, bool local = f
   }
   __syncthreads();
   return sLast;
+}
+
+/// A warp's next work item after `after` when the items take more than one round of the grid's
+/// `stride` warps (a warp's first item is its own: block * warps a block + warp): the next one
+/// unclaimed, from `counter` (lane 0 claims it, the warp shares it), so the warps whose items were
+/// lighter take more of them and the warps end together; `items` once none is left. The stage's
+/// last block resets the counter. (With one round, the caller's next item is past the end.)
+__device__ inline uint64_t claimItem(uint32_t* counter, uint64_t after, uint64_t items, uint64_t stride, int lane) {
+  if (after >= items) return items;
+  uint32_t k = 0;
+  if (lane == 0) k = atomicAdd(counter, 1u);
+  return stride + __shfl_sync(0xffffffffu, k, 0);
 }
 
 /// Spans each of `units` tokens or records is cut into (contiguous ranges of its `chunks` chunks),
