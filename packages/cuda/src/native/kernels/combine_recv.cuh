@@ -196,13 +196,14 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
   }
 
   SY_CLOCK_MARK;  // 2: warp 0's part of the sums (none: it polls)
-  // The last block advances the step, so the next step's signals carry the next epoch.
-  const bool last = lastBlockDone(c.state, DONE_COMBINE_RECV, DoneFence::Gpu, nb);  // y and the step: this GPU's
-  SY_CLOCK_MARK;  // 3: every block's sums and the check, fenced
+  // The last block advances the step, so the next step's signals carry the next epoch. Nothing is
+  // fenced: y, the step and the check's verdict are read by the host and the next kernels only once
+  // this kernel is done, and every block read the epoch before it counted.
+  const bool last = lastBlockDone(c.state, DONE_COMBINE_RECV, DoneFence::None, nb);
+  SY_CLOCK_MARK;  // 3: every block's sums and the check counted
   if (last && threadIdx.x == 0) {
     c.state->step = c.state->step + 1;
     if (c.state->step == 0) c.state->stepHigh = c.state->stepHigh + 1;
-    __threadfence();
   }
   SY_CLOCK_END("combineRecv", epoch);
 }
