@@ -82,6 +82,13 @@ template <typename RowsOf>
 __device__ inline RecordView readRecordBy(const int32_t* rec, int src, int j, const SyParams& p, RowsOf rowsOf,
                                           SyState* state, uint32_t stage, bool report, int lane) {
   const int M = p.maxTokens(), J = p.slotsPerRank(), L = p.localExperts(), K = p.topK();
+  // Lane i's entry words are loaded with the head, not after it: every slot's words lie inside the
+  // record (W = 2 + 4 J), so the head's round trip and the entry's overlap.
+  int32_t w[4] = {0, 0, 0, 0};
+  if (lane < J) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) w[k] = rec[2 + 4 * lane + k];
+  }
   RecordView v;
   v.token = rec[0];
   v.n = rec[1];
@@ -91,7 +98,6 @@ __device__ inline RecordView readRecordBy(const int32_t* rec, int src, int j, co
   v.e = RecordEntry{0, 0, 0, 0.0f};
   uint32_t mine = 0;
   if (fault == 0 && lane < v.n) {
-    const int32_t* w = rec + 2 + 4 * lane;
     v.e.expert = w[0];
     v.e.slot = w[1];
     v.e.index = w[2];
