@@ -11,8 +11,10 @@
 //
 // One kernel. Every block builds the tables (recv_tables.cuh), or in the lean way (run, below) one
 // block builds them while the others place; then one warp per record (or per span of 2 KB pieces of
-// it when records are fewer than warps; of 512 bytes in the lean way when they are very few): lane i holds entry i, each piece is read once and stored at
-// each entry's row (the fan-out); the first span's warp also copies the scales and writes the meta.
+// it when records are fewer than warps; of 512 bytes in the lean way when they are very few): lane
+// i holds entry i, each piece is read once and stored at each entry's row (the fan-out). The first
+// span's warp also claims the rows, copies the scales and writes the meta, or, when a record's spans
+// and one warp more fit the grid's warps, a warp of its own does, beside the copies.
 // A bad record is a ProtocolError (E_BAD_RECORD) and is not placed.
 #pragma once
 #include "launch.h"
@@ -52,7 +54,11 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
   const uint64_t rowBytes = p.rowBytes();
   const int pieces = piecesPerRow(rowBytes, V * 512);
   const int spans = spansFor(recStart[R], pieces, nb * kWarps);
-  const uint64_t items = static_cast<uint64_t>(recStart[R]) * spans;
+  // A record cut into spans gets one warp more, for its claims, scales and meta, beside the
+  // payload's warps rather than after the first span's copies, when that still fits one round.
+  const int apart = spans > 1 && static_cast<uint64_t>(recStart[R]) * (spans + 1) <= static_cast<uint64_t>(nb) * kWarps;
+  const int perRecord = spans + apart;
+  const uint64_t items = static_cast<uint64_t>(recStart[R]) * perRecord;
   uint8_t* routes = c.heap + p.offset(R_DISPATCH_ROUTES);
   const uint8_t* inX = c.heap + p.offset(R_DISPATCH_X);
   const float* inS = reinterpret_cast<const float*>(c.heap + p.offset(R_DISPATCH_SCALES));
@@ -62,17 +68,18 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
   const bool vec = (rowBytes & 15) == 0;
   for (uint64_t item = static_cast<uint64_t>(b) * kWarps + warp; item < items;
        item += static_cast<uint64_t>(nb) * kWarps) {
-    const int q = static_cast<int>(item / spans);
-    const int span = static_cast<int>(item % spans);
-    const int p0 = span * pieces / spans, p1 = (span + 1) * pieces / spans;
+    const int q = static_cast<int>(item / perRecord);
+    const int span = static_cast<int>(item % perRecord);
+    const bool books = apart ? span == spans : span == 0;  // this warp claims the rows, copies the scales, writes the meta
+    const int p0 = span < spans ? span * pieces / spans : 0, p1 = span < spans ? (span + 1) * pieces / spans : 0;
     const int s = sourceOf(recStart, R, q);
     const int j = q - recStart[s];
     uint64_t row = 0;
-    const RecordView r = read(recordAt(routes, s, j, M, W), s, j, p0 == 0, lane, &row);
+    const RecordView r = read(recordAt(routes, s, j, M, W), s, j, books, lane, &row);
     if (!r.ok) continue;
     mark();  // the record and its count words
     const uint64_t slot = static_cast<uint64_t>(s) * M + j;
-    const uint64_t prior = p0 == 0 ? claimRow(c.t.taken, row, stepMarkOf, r.n, lane) : 0;  // checked after the copy
+    const uint64_t prior = books ? claimRow(c.t.taken, row, stepMarkOf, r.n, lane) : 0;  // checked after the copy
     const uint8_t* src = inX + slot * rowBytes;
     for (int piece = p0; piece < p1; ++piece) {
       const uint64_t b0 = static_cast<uint64_t>(piece) * V * 512;
@@ -99,7 +106,7 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
       }
     }
     mark();  // the payload's stores issued
-    if (p0 != 0) continue;
+    if (!books) continue;
     if (S > 0) {
       const float* sRow = inS + slot * S;
       for (int i = 0; i < r.n; ++i) {
