@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-27-fan-claims";
+const RECORD = "results/2026-11-27-recv-paths";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -218,12 +218,16 @@ function reasons(at, fp8) {
     "  when its items fit two rounds of one block's warps, with no fence or grid counter before the",
     "  signals (14.6 -> 13.0 µs). Against DeepEP's kernels in this run the sends are",
     `  ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart, the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
-    "  The receives are bound by fetching their code, not by memory (this record: Nsight Compute at one",
-    "  rank, masked 1, warm caches: 316 of the dispatch receive's 867 stall samples and 380 of combine",
+    "  The receives are bound by fetching their code, not by memory (the fan-claims record: Nsight Compute",
+    "  at one rank, masked 1, warm caches: 316 of the dispatch receive's 867 stall samples and 380 of combine",
     "  recv's 1,169 wait for an instruction, 67 and 57 for a load). Loading the placing warps' scales",
     "  and first piece ahead of the record saved nothing (+0.1 µs each), and combine recv in one block,",
-    "  its checks on a warp beside the sums, was slower (+3.3): the lever left is fewer instructions and",
-    "  branch targets on the receives' paths.",
+    "  its checks on a warp beside the sums, was slower (+3.3). This record shortened the paths: combine",
+    "  recv's blocks count themselves done without fences (−1.0 µs), a record's head and entry are read",
+    "  in one round trip (−0.2), and a record's claims, scales and meta have a warp of their own beside",
+    "  its payload's (−0.3). Moving the count words off the placing warps' path, or a count word's error",
+    "  path out of line, moved nothing (−0.0 each): the block that ends the phase is held by its code's",
+    "  length, and the tables block ends only about 1 µs before it.",
     "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
     `  crosses NVLink instead of one row per (token, expert)); ${us(s128, "combine")} µs in this run against the 36 target.`,
     `  Dispatch is ${us(s128, "dispatch")} µs against DeepEP's ${us(d128, "dispatch")} (the send ${gap(s128, d128, "dispatchSend")}, the receive ${gap(s128, d128, "dispatchRecv")}; negative: ahead), the`,
@@ -254,7 +258,8 @@ function reasons(at, fp8) {
     "  (±0.3) helped, and the receive's fan-out through two buffers a warp, the next chunk loading while",
     "  one's stores leave, was slower (+4.1). Past its first round a fan-out warp now claims its next",
     "  record from a counter (a record fans out to 0 to 7 more rows, so a fixed deal ends unevenly):",
-    "  the receive 116.1 -> 108.6 µs in one call (this record). The",
+    "  the receive 116.1 -> 108.6 µs in one call (the fan-claims record), and reading a record's head and",
+    "  entry in one round trip took it 108.5 -> 105.2 (this record). The",
     "  combine send is bound by its loads in flight and its instructions, not by NVLink (8 SMs already",
     "  write 361 GB/s): its sums now load through cp.async rings in shared memory, 24 vectors a lane,",
     "  several stages ahead (505 -> 369 µs against the previous main in one call, the combine-rings record); the same",

@@ -12,10 +12,10 @@ namespace sy {
 __host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 1 : (T + blocks - 1) / blocks; }
 
 /// What a block's count orders before it (lastBlockDone): its stores for the peers (System: a
-/// system fence; the last block then acquires at GPU scope), for this GPU only (Gpu), or nothing
-/// (None: the stage's stores are read only once the kernel is done, so the count only picks the
-/// last block: combine recv, whose last block advances the step).
-enum class DoneFence { System, Gpu, None };
+/// system fence; the last block then acquires at GPU scope), or nothing (None: the stage's stores
+/// are read only once the kernel is done, so the count only picks the last block: combine recv,
+/// whose last block advances the step).
+enum class DoneFence { System, None };
 
 /// Block-collective: after the block's stores (to peers too), counts the block done. True in every
 /// thread of the last block to count, which resets the counter for the next step (and graph
@@ -35,12 +35,11 @@ __device__ inline bool lastBlockDone(SyState* state, int counter, DoneFence fenc
   if (n == 1) return true;  // one block: no counter; the caller's release stores order its stores
   if (threadIdx.x == 0) {
     if (fence == DoneFence::System) __threadfence_system();
-    else if (fence == DoneFence::Gpu) __threadfence();
     const uint32_t old = atomicAdd(&state->done[counter], 1u);
     sLast = old == n - 1;
     if (sLast) {
       state->done[counter] = 0;
-      if (fence != DoneFence::None) fenceAcqRelGpu();  // acquire: every block's count, so every block's fenced stores
+      if (fence == DoneFence::System) fenceAcqRelGpu();  // acquire: every block's count, so every block's fenced stores
     }
   }
   __syncthreads();
