@@ -6,9 +6,23 @@
 # node-api-headers). Sources travel with the working tree; .gpu/ is git-ignored.
 # On the GPU machine, from the repository root:
 #   source .gpu/env.sh && tar xf .gpu/app.tar && bash packages/cuda/scripts/build-native.sh && node packages/cuda-rig/dist/cli.js checks
+# First the native sources are compiled and linked here (check-native.sh, about two minutes with
+# nvcc): a build that fails on the GPU machine costs device time, and a single file's compile
+# (sass-local.sh) misses what only the device link finds (one device function defined in two
+# translation units). GPU_PACK_NATIVE=0 skips that, for a tree whose native sources were checked.
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
+if [ "${GPU_PACK_NATIVE:-1}" != 0 ]; then
+  log=$(mktemp)
+  if ! bash packages/cuda/scripts/check-native.sh >"$log" 2>&1; then
+    tail -40 "$log" >&2
+    echo "gpu-pack: the native sources do not build here (check-native.sh above); nothing packed" >&2
+    rm -f "$log"
+    exit 1
+  fi
+  rm -f "$log"
+fi
 [ -x "$root/../shared/gpu-machine/pack.sh" ] && bash "$root/../shared/gpu-machine/pack.sh" >/dev/null
 mkdir -p .gpu
 for p in core conformance cuda cuda-rig cli; do
