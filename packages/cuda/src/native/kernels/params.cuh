@@ -151,7 +151,7 @@ struct SyTables {
   int32_t* offsets;      ///< [L + 1] first row of each expert block; [L] = rows in use (contiguous, padded)
   int32_t* expertCount;  ///< [L] rows of each local expert
   int32_t* records;      ///< [R] route records from each source this step
-  int32_t* named;        ///< [R] entries the step's records from each source named, summed by combine send (zero between steps)
+  int32_t* named;        ///< [R] entries the step's records from each source named, compared by combine recv's check (zero between steps)
   uint64_t* taken;       ///< [rows] the step (stepMark) whose entry last named each output row
 };
 

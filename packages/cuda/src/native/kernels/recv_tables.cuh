@@ -167,8 +167,8 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
 }
 
 /// Block-collective, at the end of dispatch recv: the entries this block's records named, per
-/// source (each record's placing warp added its n to `named`), into SyTables::named; combine send's
-/// last block compares the step's totals with the counts (rows announced but never written).
+/// source (each record's placing warp added its n to `named`), into SyTables::named; combine recv's
+/// check compares the step's totals with the counts (rows announced but never written).
 __device__ inline void addNamed(const SyCtx& c, const RecvTables& t) {
   __syncthreads();
   for (int s = threadIdx.x; s < c.p.ranks(); s += blockDim.x) {
