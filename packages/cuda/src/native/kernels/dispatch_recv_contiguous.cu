@@ -40,18 +40,11 @@ __host__ __device__ inline int fanBarriersAt(int L, int R) { return (recvTablesS
 __host__ __device__ inline int fanBuffersAt(int L, int R) { return fanBarriersAt(L, R) + 128 * ((kWarps * 16 + 127) / 128); }
 __host__ __device__ inline int contigRecvSmemBytes(int L, int R) { return fanBuffersAt(L, R) + kWarps * kFanBytes; }
 
-/// Block-collective end of the fan-out's claims: after the block's barrier (every warp's last claim
-/// made) thread 0 counts the block in DONE_FAN_OUT; every block counts, the ones whose tables failed
-/// too, so no step leaves the count behind, and the block that completes it resets the count and the
-/// claims. No fence: the count only picks that block (lastBlockDone's fences and its shared flag
-/// cost this kernel registers it spilled).
+/// Block-collective end of the fan-out's claims: every block counts itself done in DONE_FAN_OUT (the
+/// ones whose tables failed too, so no step leaves the count behind), with no fence, since the
+/// count only picks the block that completes it, which resets the claims.
 __device__ inline void doneClaiming(SyState* state) {
-  __syncthreads();
-  if (threadIdx.x != 0) return;
-  if (atomicAdd(&state->done[DONE_FAN_OUT], 1u) + 1 == gridDim.x) {
-    state->recvClaims = 0;
-    state->done[DONE_FAN_OUT] = 0;
-  }
+  if (lastBlockDone(state, DONE_FAN_OUT, DoneFence::None) && threadIdx.x == 0) state->recvClaims = 0;
 }
 
 __global__ void __launch_bounds__(kThreads) contigRecvKernel(SyCtx c) {

@@ -14,7 +14,7 @@ __host__ __device__ inline int chunkTokens(int T, int blocks) { return T <= 0 ? 
 /// What a block's count orders before it (lastBlockDone): its stores for the peers (System: a
 /// system fence; the last block then acquires at GPU scope), or nothing (None: the stage's stores
 /// are read only once the kernel is done, so the count only picks the last block: combine recv,
-/// whose last block advances the step).
+/// whose last block advances the step, and the contiguous receive, whose last resets its claims).
 enum class DoneFence { System, None };
 
 /// Block-collective: after the block's stores (to peers too), counts the block done. True in every
