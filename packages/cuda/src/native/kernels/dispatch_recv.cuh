@@ -181,23 +181,27 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
       return;
     }
     const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
-    for (int s = threadIdx.x; s < R; s += blockDim.x) {
-      t.named[s] = 0;
-      const int n = waitRecords(c, epoch, s);
-      t.records[s] = n < 0 ? 0 : n;
+    // Each warp waits for the sources' signals itself (lane s: source s) and takes the records'
+    // prefix by shuffles into a row of its own, and its records' entries are counted straight into
+    // SyTables::named: no barrier of the block before, between or after the placing.
+    __shared__ int sRecStart[kWarps][kLeanRanks + 1];
+    const int lane = threadIdx.x & 31;
+    int* recStart = sRecStart[threadIdx.x >> 5];
+    int n = 0;
+    if (lane < R) n = waitRecords(c, epoch, lane);
+    const bool failed = __any_sync(kFullMask, n < 0) || hasError(c.state);
+    n = max(n, 0);
+    int at = n;  // inclusive prefix over the lanes
+#pragma unroll
+    for (int o = 1; o < kLeanRanks; o <<= 1) {
+      const int v = __shfl_up_sync(kFullMask, at, o);
+      if (lane >= o) at += v;
     }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      int at = 0;
-      for (int s = 0; s < R; ++s) {
-        t.recStart[s] = at;
-        at += t.records[s];
-      }
-      t.recStart[R] = hasError(c.state) ? 0 : at;
-    }
-    __syncthreads();
+    if (lane < R) recStart[lane] = at - n;
+    if (lane == R - 1) recStart[R] = failed ? 0 : at;
+    __syncwarp();
     SY_CLOCK_MARK;  // 1: the signals
-    placeRecords(c, t.recStart, t.named, nb - 1, b,
+    placeRecords(c, recStart, c.t.named, nb - 1, b,
                  [&](const int32_t* rec, int s, int j, bool report, int lane, uint64_t* row) {
                    int before = 0;
                    const RecordView r = readRecordBy(
@@ -224,7 +228,6 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
                    return r;
                  },
                  [&] { SY_CLOCK_MARK; });
-    addNamed(c, t);
     SY_CLOCK_END("dispatchRecv", epoch);
   }
 }
