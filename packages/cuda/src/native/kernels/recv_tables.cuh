@@ -32,7 +32,7 @@ struct RecvTables {
   int* recStart;  ///< [R + 1] prefix of records: the step's records from s are [recStart[s], recStart[s + 1])
   int* scratch;   ///< [33] for blockExclusiveScan
   int* fromSource;  ///< [R] rows each source announced (all its experts here)
-  int* named;       ///< [R] entries this block's good records from each source named (addNamed)
+  int* named;       ///< [R] entries this block's good records from each source named (addNamed; not the lean receive's placing blocks)
 };
 
 __host__ __device__ inline int recvTablesSmemBytes(int L, int R) {
@@ -168,7 +168,8 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
 
 /// Block-collective, at the end of dispatch recv: the entries this block's records named, per
 /// source (each record's placing warp added its n to `named`), into SyTables::named; combine recv's
-/// check compares the step's totals with the counts (rows announced but never written).
+/// check compares the step's totals with the counts (rows announced but never written). The lean
+/// receive's placing warps add to SyTables::named themselves.
 __device__ inline void addNamed(const SyCtx& c, const RecvTables& t) {
   __syncthreads();
   for (int s = threadIdx.x; s < c.p.ranks(); s += blockDim.x) {

@@ -88,7 +88,8 @@ __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32
   uint32_t spins = 0;
   while (true) {
     // The acquire: an acquire load, not a system fence (which waits for every memory operation of
-    // the thread); the block's barrier after the wait orders the other threads' reads.
+    // the thread); the barrier after the wait (the block's, or the warp's where a warp waits for
+    // itself) orders the other threads' reads.
     const uint32_t w = acquire ? ldAcquireSys(word) : ldRelaxedSys(word);
     const uint32_t e = signalEpoch(w);
     if (w != 0 && e == epoch) {
