@@ -26,6 +26,7 @@ MODULES = {
     "deepep-ht": "deepep_ht",
     "deepep-ht-caller": "deepep_ht_caller",
     "pplx": "pplx",
+    "switchyard-py": "switchyard_py",
 }
 
 

@@ -171,7 +171,8 @@ for s in "${steps[@]}"; do
     bench-2gpu | bench-2gpu-fp8)
       # the bench on both GPUs: NCCL, and DeepEP / pplx-kernels where they import (peers-build first),
       # in the same run (deepep-ht-caller: DeepEP's normal kernels with their caller's torch work, like for
-      # like); -fp8: fp8 input, contiguous, beside DeepEP's normal kernels (the input already cast for both)
+      # like; switchyard-py: this build's library through the Python package, timed as the peers are);
+      # -fp8: fp8 input, contiguous, beside DeepEP's normal kernels (the input already cast for both)
       bench_cli=("$cli" bench)
       [ -f "$conf" ] && bench_cli=("$conf" bench)
       extra=()
@@ -179,7 +180,8 @@ for s in "${steps[@]}"; do
       # with puts: Switchyard's rows only (run bench-2gpu in the same call for NCCL, the peers and the stores)
       [ "${SWITCHYARD_TRANSPORT:-}" = put ] && extra+=(--peers none --no-baseline)
       step "$s" "${BENCH_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
-        PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
+        SWITCHYARD_CUDA_LIB="$root/packages/cuda/build/libswitchyard_cuda.so.1" \
+        PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:$root/packages/cuda/python:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
         node "${bench_cli[@]}" --ranks 2 "${extra[@]}" --json "$OUT/$s.json" --svg "$OUT/$s.svg" ${BENCH_ARGS:-} ;;
     compare-2gpu) # the bench with the base commit's library (.gpu/base.tar) and this tree's, alternating (COMPARE_ROUNDS
       # rounds, default 2; COMPARE_VARIANTS: more libraries in the rotation, bench/compare/run.sh)

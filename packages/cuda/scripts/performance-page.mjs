@@ -17,7 +17,7 @@ const RUNS = [
   { file: "bench-2gpu-fp8.json", ranks: "2 GPUs, fp8 in", step: "peers-build bench-2gpu-fp8" },
 ];
 /** The peer libraries' impl names in the bench JSON (packages/cuda-rig/src/bench/peers.ts). */
-const PEERS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"];
+const PEERS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx", "switchyard-py"];
 /** The configurations with a table each. */
 const CONFIGS = [
   ["masked", 1],

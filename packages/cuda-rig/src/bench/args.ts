@@ -34,10 +34,11 @@ prints a table while it runs and writes JSON and an SVG plot. Default config: De
   --peers <list|none>      peer libraries measured after the sweep, same config and routing:
                            deepep (= deepep-ll on masked; deepep-ht and deepep-ht-caller on
                            contiguous: its normal kernels alone, and with its caller's cast, permute
-                           per expert and weighted sum in torch, like for like), pplx (masked), any
-                           of those names alone, or none (default deepep,pplx: each skipped with the
-                           reason when its Python package does not import, or with one rank or
-                           ranks sharing a GPU)
+                           per expert and weighted sum in torch, like for like), pplx (masked),
+                           switchyard-py (masked: this library through its Python package, timed
+                           as the peers are), any of those names alone, or none (default
+                           deepep,pplx,switchyard-py: each skipped with the reason when its Python
+                           package does not import, or with one rank or ranks sharing a GPU)
   --python <path>          the Python that runs bench-peers/peers.py (default python3)
   --peer-timeout-s <n>     the most one peer's run may take, start to exit (default 300)
   --peer-mib <n>           MiB per peer for the NVLink peer-write measurement (default 256)
@@ -154,7 +155,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   const dispatchDtype = dtype("dispatch", s("dispatch"), "fp8-e4m3");
   if (inputDtype === "fp8-e4m3" && dispatchDtype !== "fp8-e4m3")
     throw new BenchUsageError("--input fp8-e4m3 needs --dispatch fp8-e4m3");
-  const peers = parsePeers(s("peers") ?? "deepep,pplx");
+  const peers = parsePeers(s("peers") ?? "deepep,pplx,switchyard-py");
   if (peers === null)
     throw new BenchUsageError(
       `--peers ${s("peers")}: expected none or a list of ${Object.keys(PEER_ALIASES).join(", ")}`,

@@ -5,8 +5,10 @@ import type { Impl } from "./report.js";
  * The peer libraries the bench can measure beside this library, and the layout each is compared on.
  * deepep-ht-caller: DeepEP's normal kernels plus the work their caller does in torch (the cast, the
  * permute per expert, the weighted local sum), like for like with this library's contiguous layout.
+ * switchyard-py: this library through its Python package, timed by the peers' harness (one graph per
+ * call, events between the calls), like for like with deepep-ll and pplx in their timing method.
  */
-export const PEER_IMPLS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"] as const;
+export const PEER_IMPLS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx", "switchyard-py"] as const;
 export type PeerImpl = (typeof PEER_IMPLS)[number];
 
 export const PEER_LAYOUT: Record<PeerImpl, LayoutKind> = {
@@ -14,6 +16,7 @@ export const PEER_LAYOUT: Record<PeerImpl, LayoutKind> = {
   "deepep-ht": "contiguous",
   "deepep-ht-caller": "contiguous",
   pplx: "masked",
+  "switchyard-py": "masked",
 };
 
 /**

@@ -7,7 +7,10 @@ const PANEL_H = 300;
 const TOP = 70;
 const LEFTS = [80, 570];
 
-/** Colour per layout, dash per implementation (ours solid, NCCL dashed, the peers dotted or dash-dot). */
+/**
+ * Colour per layout, dash per implementation (ours solid, NCCL dashed, the peers dotted or dash-dot,
+ * ours in the peers' timing finely dotted).
+ */
 const COLOR: Record<string, string> = { masked: "#1f77b4", contiguous: "#d95f02" };
 const DASH: Record<Impl, string> = {
   switchyard: "",
@@ -16,6 +19,7 @@ const DASH: Record<Impl, string> = {
   "deepep-ht": "2 3",
   "deepep-ht-caller": "6 3 2 3",
   pplx: "9 3 2 3",
+  "switchyard-py": "1 2",
 };
 const NAME: Record<Impl, string> = {
   switchyard: "switchyard",
@@ -24,6 +28,7 @@ const NAME: Record<Impl, string> = {
   "deepep-ht": "DeepEP normal",
   "deepep-ht-caller": "DeepEP normal + caller (torch)",
   pplx: "pplx-kernels",
+  "switchyard-py": "switchyard via Python, peers' timing",
 };
 /**
  * Legend entries: a slot at least LEGEND_SLOT_W wide (four to a row), wider for a long label (its

@@ -23,7 +23,13 @@ describe("--peers", () => {
     expect(parsePeers("pplx,deepep-ht")).toEqual(["deepep-ht", "pplx"]);
     expect(parsePeers("none")).toEqual([]);
     expect(parsePeers("deepep,mori")).toBeNull();
-    expect(parseBenchArgs([]).peers).toEqual(["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"]);
+    expect(parseBenchArgs([]).peers).toEqual([
+      "deepep-ll",
+      "deepep-ht",
+      "deepep-ht-caller",
+      "pplx",
+      "switchyard-py",
+    ]);
     expect(parseBenchArgs(["--peers", "none"]).peers).toEqual([]);
     expect(parseBenchArgs(["--python", "/opt/py/bin/python3"]).python).toBe("/opt/py/bin/python3");
     expect(() => parseBenchArgs(["--peers", "nvshmem"])).toThrow(/--peers nvshmem: expected none or a list/);
@@ -36,21 +42,25 @@ describe("--peers", () => {
     expect(parsePeers("deepep,deepep-ht-caller")).toEqual(["deepep-ll", "deepep-ht", "deepep-ht-caller"]);
     expect(PEER_LAYOUT["deepep-ht-caller"]).toBe("contiguous");
     expect(PEER_LAYOUT["deepep-ht"]).toBe("contiguous");
+    expect(PEER_LAYOUT["switchyard-py"]).toBe("masked");
     // Names an object has from its prototype are not aliases.
     for (const name of ["toString", "constructor", "__proto__", "deepep-ht-caller,hasOwnProperty"])
       expect(parsePeers(name), name).toBeNull();
     const usage = () => parseBenchArgs(["--peers", "deepep,deepep-caller"]);
     expect(usage).toThrow(BenchUsageError);
     expect(usage).toThrow(
-      "--peers deepep,deepep-caller: expected none or a list of deepep, deepep-ll, deepep-ht, deepep-ht-caller, pplx",
+      "--peers deepep,deepep-caller: expected none or a list of deepep, deepep-ll, deepep-ht, deepep-ht-caller, pplx, switchyard-py",
     );
     expect(parseBenchArgs(["--peers", "deepep-ht-caller"]).peers).toEqual(["deepep-ht-caller"]);
   });
 
-  it("the help says what deepep and deepep-ht-caller select", () => {
+  it("the help says what deepep, deepep-ht-caller and switchyard-py select", () => {
     const help = BENCH_USAGE.slice(BENCH_USAGE.indexOf("--peers"), BENCH_USAGE.indexOf("--python"));
     expect(help).toMatch(/deepep \(= deepep-ll on masked; deepep-ht and deepep-ht-caller on\s+contiguous/);
     expect(help).toMatch(/caller's cast, permute\s+per expert and weighted sum in torch, like for like/);
+    expect(help).toMatch(
+      /switchyard-py \(masked: this library through its Python package, timed\s+as the peers are\)/,
+    );
     expect(help).toMatch(/any\s+of those names alone, or none/);
   });
 });

@@ -74,7 +74,12 @@ describe("runBench with peer libraries (stand-in peer script, no GPU)", () => {
     const caller = rows.get("contiguous:64:deepep-ht-caller")!;
     expect(caller).toMatchObject({ mode: "eager", sms: 24, errors: [], memory: { deviceBytes: 3e8 } });
     expect(Object.keys(caller.phases)).toEqual(["dispatch", "combine", "step"]);
-    expect(report.points.filter((p: Row) => p.impl !== "switchyard")).toHaveLength(10);
+    for (const t of [1, 8, 16, 32]) {
+      const py = rows.get(`masked:${t}:switchyard-py`)!;
+      expect(py).toMatchObject({ mode: "graph", sms: 132, errors: [], memory: { deviceBytes: 2e8 } });
+      expect(py.phases.dispatchSend).toMatchObject({ median: 4 });
+    }
+    expect(report.points.filter((p: Row) => p.impl !== "switchyard")).toHaveLength(14);
     expect(ll(1)).toMatchObject({
       mode: "graph",
       timing: "CUDA-graph replay of each call",
@@ -95,8 +100,15 @@ describe("runBench with peer libraries (stand-in peer script, no GPU)", () => {
         version: null,
         reason: "ModuleNotFoundError: No module named 'pplx_kernels'",
       },
+      { impl: "switchyard-py", available: true, version: "0.9.0", reason: null },
     ]);
-    expect(report.options.peers).toEqual(["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx"]);
+    expect(report.options.peers).toEqual([
+      "deepep-ll",
+      "deepep-ht",
+      "deepep-ht-caller",
+      "pplx",
+      "switchyard-py",
+    ]);
     // The final table: by layout and tokens, ours first; the notes under it.
     const table = out.slice(out.lastIndexOf("\nlayout ") + 1);
     expect(table).toMatch(/masked\s+1\s+switchyard[^\n]*\nmasked\s+1\s+deepep-ll[^\n]*\nmasked\s+1\s+pplx/);

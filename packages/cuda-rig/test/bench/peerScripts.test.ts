@@ -38,6 +38,7 @@ describe.skipIf(python === null)(
           "deepep_ht_caller.py",
           "expert_permute.py",
           "pplx.py",
+          "switchyard_py.py",
         ]),
       );
       const out = tempDir("sy-pyc-");
@@ -83,7 +84,7 @@ describe.skipIf(python === null)(
       const o = parseBenchArgs(["--masked-tokens", "1", "--contiguous-tokens", "64"]);
       const dir = tempDir("sy-peer-inputs-");
       writePeerInputs(dir, o, 2, planPoints(o, 2));
-      for (const impl of ["pplx", "deepep-ht-caller"]) {
+      for (const impl of ["pplx", "deepep-ht-caller", "switchyard-py"]) {
         const msg = parsePeerLine(run(["--inputs", dir, "--peer", impl]).trim());
         expect(msg).toMatchObject({ kind: "skip", impl, reason: expect.stringMatching(/torch/) });
       }
