@@ -144,11 +144,9 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   const uint64_t t0 = globalTimerNs();
   int received = 0;
   for (int peer = threadIdx.x; peer < R; peer += kThreads) {
-    int n = -1;
-    if (!hasError(c.state)) {
-      n = waitSignal(words + peer, epoch, maxRows, c.state, c.timeoutNs, S_COMBINE_RECV, static_cast<uint32_t>(peer),
-                     R_COMBINE_SIGNAL);
-    }
+    // -1 too when the step had failed before the wait (read beside its first poll)
+    const int n = waitSignal(words + peer, epoch, maxRows, c.state, c.timeoutNs, S_COMBINE_RECV,
+                             static_cast<uint32_t>(peer), R_COMBINE_SIGNAL);
     received += n < 0 ? 0 : n;
     if (perPeer) s.announced[peer] = n;
     if (stamp) {

@@ -120,9 +120,9 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
   __syncthreads();
   if (worker && warp == 0) {
     for (int r = lane; r < R; r += kWarp) {
-      const int got = hasError(c.state) ? -1
-                                        : waitSignal(words + r, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs,
-                                                     S_COMBINE_RECV, static_cast<uint32_t>(r), R_COMBINE_SIGNAL);
+      // -1 too when the step had failed before the wait (read beside its first poll)
+      const int got = waitSignal(words + r, epoch, static_cast<uint32_t>(M), c.state, c.timeoutNs, S_COMBINE_RECV,
+                                 static_cast<uint32_t>(r), R_COMBINE_SIGNAL);
       __threadfence_block();
       atomicExch(&sArrived[r], got < 0 ? -1 : 1);
     }

@@ -108,9 +108,32 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
   const int pairs = p.localExperts() * R;
   const bool pairShared = pairs <= kPairShared;
   // The records' prefix (a thread a source loads its count: one round trip, not one a source; one
-  // scan) and the pair table, loaded together: a record's rows are then a shared-memory read.
-  for (int s = threadIdx.x; s < R && small; s += kThreads) sRecStart[s] = failed ? 0 : c.t.records[s];
-  for (int i = threadIdx.x; i < pairs && pairShared; i += kThreads) sPair[i] = c.t.pairStart[i];
+  // scan) and the pair table, loaded together and beside the error word (at most 2 counts and 4
+  // pairs a thread: R <= 1024, L * R <= 2048), whose value is applied only once all are here, so
+  // the three are one round trip: a record's rows are then a shared-memory read.
+  static_assert(sizeof(sRecStart) / sizeof(int) <= 2 * kThreads + 1 && kPairShared <= 4 * kThreads,
+                "combine send's shared tables take at most 2 counts and 4 pairs a thread");
+  int counts[2], pairIn[4];
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const int s = threadIdx.x + k * kThreads;
+    counts[k] = small && s < R ? c.t.records[s] : 0;
+  }
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int i = threadIdx.x + k * kThreads;
+    pairIn[k] = pairShared && i < pairs ? c.t.pairStart[i] : 0;
+  }
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const int s = threadIdx.x + k * kThreads;
+    if (small && s < R) sRecStart[s] = failed ? 0 : counts[k];
+  }
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int i = threadIdx.x + k * kThreads;
+    if (pairShared && i < pairs) sPair[i] = pairIn[k];
+  }
   __syncthreads();
   if (small) {
     const int total = blockExclusiveScan(sRecStart, R, sScratch);

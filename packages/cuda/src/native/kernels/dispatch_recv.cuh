@@ -188,8 +188,8 @@ __device__ inline void run(const SyCtx& c, int nb, int b) {
     const int lane = threadIdx.x & 31;
     int* recStart = sRecStart[threadIdx.x >> 5];
     int n = 0;
-    if (lane < R) n = waitRecords(c, epoch, lane);
-    const bool failed = __any_sync(kFullMask, n < 0) || hasError(c.state);
+    if (lane < R) n = waitRecords(c, epoch, lane);  // -1 too when the step had failed before it
+    const bool failed = __any_sync(kFullMask, n < 0);
     n = max(n, 0);
     int at = n;  // inclusive prefix over the lanes
 #pragma unroll

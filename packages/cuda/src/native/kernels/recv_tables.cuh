@@ -53,9 +53,9 @@ __device__ inline RecvTables carveRecvTables(int* smem, int L, int R) {
 }
 
 /// Source s's records this step: its dispatchSignal, acquired (a bounded wait, stage dispatch recv),
-/// or -1 once the step has failed.
+/// or -1 once the step has failed (an error recorded before the wait included: waitWord reads it
+/// beside its first poll).
 __device__ inline int waitRecords(const SyCtx& c, uint32_t epoch, int s) {
-  if (hasError(c.state)) return -1;
   const uint32_t* done = reinterpret_cast<const uint32_t*>(c.heap + c.p.offset(R_DISPATCH_SIGNAL));
   return waitSignal(done + s, epoch, static_cast<uint32_t>(c.p.maxTokens()), c.state, c.timeoutNs, S_DISPATCH_RECV,
                     static_cast<uint32_t>(s), R_DISPATCH_SIGNAL);
@@ -86,19 +86,22 @@ __device__ inline bool buildRecvTables(const SyCtx& c, uint32_t epoch, const Rec
   const uint32_t* counts = reinterpret_cast<const uint32_t*>(c.heap + p.offset(R_COUNT_SIGNAL));
   const uint64_t t0 = globalTimerNs();
   // 1. Every source's dispatchSignal (acquire: its records, rows and counts were released before it).
+  bool waitFailed = false;
   for (int s = threadIdx.x; s < R; s += blockDim.x) {
     t.fromSource[s] = 0;
     t.named[s] = 0;
     const int n = waitRecords(c, epoch, s);
+    waitFailed |= n < 0;
     t.records[s] = n < 0 ? 0 : n;
     if (stamp && c.stats.dispatchWaitNs != nullptr) {
       c.stats.dispatchWaitNs[s] = globalTimerNs() - t0;
       c.stats.dispatchRecords[s] = n < 0 ? 0u : static_cast<uint32_t>(n);
     }
   }
-  __syncthreads();
-  // 2. The counts, already here: plain loads, checked (this step's epoch, at most M rows).
-  const bool waited = !hasError(c.state);
+  // 2. The counts, already here: plain loads, checked (this step's epoch, at most M rows). Skipped
+  // when a wait failed (an error recorded before the step included); an error another block records
+  // meanwhile is caught below, before anything is published.
+  const bool waited = !__syncthreads_or(waitFailed);
   for (int i = threadIdx.x; i < L * R; i += blockDim.x) {
     const int s = i / L, e = i % L;
     const uint64_t at = contiguous ? static_cast<uint64_t>(s) * E + c.rank * L + e : static_cast<uint64_t>(s) * L + e;

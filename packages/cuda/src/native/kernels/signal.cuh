@@ -75,7 +75,8 @@ __device__ inline bool hasError(const SyState* state) { return ldVolatile(&state
 
 /// Spins until `*word` carries `epoch` and a count >= `need`, and returns it (never 0). Returns 0
 /// after recording an error (timeout, an epoch that is neither this step's nor the previous one) or
-/// seeing another thread's. While waiting only this step's epoch (with a smaller count), the
+/// seeing another thread's (one recorded before the wait is read beside the first poll, so a wait
+/// costs one round trip, not one for the error word and then one for the signal). While waiting only this step's epoch (with a smaller count), the
 /// previous step's, or 0 (never written) is legal. Polls (backing off with __nanosleep after the
 /// first 32 tries, so thousands of waiting threads do not crowd the memory system) with acquire
 /// loads when `acquire` (the load that sees the word orders the data it announces: no second load
@@ -84,6 +85,7 @@ __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32
                                     uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region,
                                     bool acquire = true) {
   const uint32_t prev = previousEpoch(epoch);
+  const bool failedBefore = hasError(state);  // in flight with the first poll
   uint64_t start = 0;
   uint32_t spins = 0;
   while (true) {
@@ -91,6 +93,7 @@ __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32
     // the thread); the barrier after the wait (the block's, or the warp's where a warp waits for
     // itself) orders the other threads' reads.
     const uint32_t w = acquire ? ldAcquireSys(word) : ldRelaxedSys(word);
+    if (failedBefore) return 0;
     const uint32_t e = signalEpoch(w);
     if (w != 0 && e == epoch) {
       if (signalCount(w) >= need) return w;
