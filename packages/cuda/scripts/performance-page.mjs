@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-27-recv-paths";
+const RECORD = "results/2026-11-27-one-harness";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -202,6 +202,7 @@ function reasons(at, fp8) {
   const m = (p, phase) => p.phases[phase].median;
   const gap = (p, q, phase) => (m(p, phase) - m(q, phase)).toFixed(1);
   const [s1, d1, p1] = [at("masked", 1), at("masked", 1, "deepep-ll"), at("masked", 1, "pplx")];
+  const py1 = at("masked", 1, "switchyard-py");
   const [s128, d128] = [at("masked", 128), at("masked", 128, "deepep-ll")];
   const [c8, h8] = [at("contiguous", 4096, "switchyard", fp8), at("contiguous", 4096, "deepep-ht", fp8)];
   const [c16, hc] = [at("contiguous", 4096), at("contiguous", 4096, "deepep-ht-caller")];
@@ -218,16 +219,20 @@ function reasons(at, fp8) {
     "  when its items fit two rounds of one block's warps, with no fence or grid counter before the",
     "  signals (14.6 -> 13.0 µs). Against DeepEP's kernels in this run the sends are",
     `  ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart, the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
+    `  Timed by the peers' own harness (one graph per call, the switchyard-py row) Switchyard's masked 1 is ${us(py1, "dispatch")} / ${us(py1, "combine")} µs, within`,
+    `  ${Math.max(...["dispatch", "combine"].map((ph) => Math.abs(m(py1, ph) - m(s1, ph)))).toFixed(1)} µs of its own row: the gaps to DeepEP are the kernels', not the two timing methods'.`,
     "  The receives are bound by fetching their code, not by memory (the fan-claims record: Nsight Compute",
     "  at one rank, masked 1, warm caches: 316 of the dispatch receive's 867 stall samples and 380 of combine",
     "  recv's 1,169 wait for an instruction, 67 and 57 for a load). Loading the placing warps' scales",
     "  and first piece ahead of the record saved nothing (+0.1 µs each), and combine recv in one block,",
-    "  its checks on a warp beside the sums, was slower (+3.3). This record shortened the paths: combine",
-    "  recv's blocks count themselves done without fences (−1.0 µs), a record's head and entry are read",
-    "  in one round trip (−0.2), and a record's claims, scales and meta have a warp of their own beside",
-    "  its payload's (−0.3). Moving the count words off the placing warps' path, or a count word's error",
-    "  path out of line, moved nothing (−0.0 each): the block that ends the phase is held by its code's",
-    "  length, and the tables block ends only about 1 µs before it.",
+    "  its checks on a warp beside the sums, was slower (+3.3). The recv-paths and one-harness records",
+    "  shortened the paths: combine recv's blocks count themselves done without fences (−1.0 µs), a",
+    "  record's head and entry are read in one round trip (−0.2), a record's claims, scales and meta have",
+    "  a warp of their own beside its payload's (−0.3), the placing warps wait for the signals themselves",
+    "  (−0.3), and a wait reads the error word beside its first poll (−0.2). Moving the count words off",
+    "  the placing warps' path, or a count word's error path out of line, moved nothing (−0.0 each): the",
+    "  block that ends the phase is held by its code's length, and the tables block ends only about",
+    "  0.5 µs before it (the one-harness record's stamps, on 2 × H200).",
     "- **Masked, 128.** Combine is faster than DeepEP's and pplx's (one partial per (token, rank)",
     `  crosses NVLink instead of one row per (token, expert)); ${us(s128, "combine")} µs in this run against the 36 target.`,
     `  Dispatch is ${us(s128, "dispatch")} µs against DeepEP's ${us(d128, "dispatch")} (the send ${gap(s128, d128, "dispatchSend")}, the receive ${gap(s128, d128, "dispatchRecv")}; negative: ahead), the`,
