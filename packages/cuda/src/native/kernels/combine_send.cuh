@@ -89,7 +89,8 @@ constexpr int kWarps = kThreads / kWarp;
 // The stage's shared memory, at namespace scope: one copy for both ways of the sums (run's own
 // statics would be one copy an instantiation, and with relocatable device code every kernel of
 // the module carries them all, which left the ring's block no room).
-__shared__ int sRecStart[1025];
+constexpr int kSmallRanks = 1024;  // worlds whose records' prefix is held in shared memory
+__shared__ int sRecStart[kSmallRanks + 1];
 __shared__ int sScratch[kWarps + 1];
 __shared__ int sPair[kPairShared];  // pairStart [L, R] when L * R (= E) fits
 
@@ -104,14 +105,14 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
   const uint32_t epoch = stepEpoch(c.state);
   SY_CLOCK_BEGIN(c.rank);
   const bool failed = hasError(c.state);
-  const bool small = R <= 1024;
+  const bool small = R <= kSmallRanks;
   const int pairs = p.localExperts() * R;
   const bool pairShared = pairs <= kPairShared;
   // The records' prefix (a thread a source loads its count: one round trip, not one a source; one
   // scan) and the pair table, loaded together and beside the error word (at most 2 counts and 4
   // pairs a thread: R <= 1024, L * R <= 2048), whose value is applied only once all are here, so
   // the three are one round trip: a record's rows are then a shared-memory read.
-  static_assert(sizeof(sRecStart) / sizeof(int) <= 2 * kThreads + 1 && kPairShared <= 4 * kThreads,
+  static_assert(kSmallRanks <= 2 * kThreads && kPairShared <= 4 * kThreads,
                 "combine send's shared tables take at most 2 counts and 4 pairs a thread");
   int counts[2], pairIn[4];
 #pragma unroll

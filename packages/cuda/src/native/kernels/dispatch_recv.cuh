@@ -144,10 +144,11 @@ __device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* na
 /// the tables check them) and places at e * R * M + the earlier sources' counts + index, so no block
 /// scan or table stands between the last arrival and the copies. Otherwise every block builds the
 /// tables first and places from them. On a step that fails, the two ways differ in what was placed:
-/// a count error the tables' block finds (a source's rows over M * J, a word no record reads) does
-/// not stop the placing blocks, so rows may be written on a step that then fails (inside recvX:
-/// every word a lane uses is checked), and with several faults in one step the first recorded error
-/// may be another. A failed step's output is never read (the endpoint refuses later steps).
+/// an error recorded after a placing warp's waits read the error word (a count error the tables'
+/// block finds, such as a source's rows over M * J or a word no record reads; another warp's bad
+/// record or claim; a timeout elsewhere; destroy's abort) does not stop that warp, so rows may be
+/// written on a step that then fails (inside recvX: every word a lane uses is checked), and with
+/// several faults in one step the first recorded error may be another. A failed step's output is never read (the endpoint refuses later steps).
 /// kLean: leanReceive(ctx) (the host picks the kernel), so each way has its registers.
 template <bool kLean>
 __device__ inline void run(const SyCtx& c, int nb, int b) {
