@@ -1,9 +1,16 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { computeLayout, layoutParams } from "@switchyard/core";
+import { PACKAGE_DIR } from "@switchyard/cuda";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../../test-support/tempDir.js";
-import { abiFuzzConfig, encodeAbiFuzzCase, formatAbiFuzz, runAbiFuzz } from "../src/checks/abiFuzz.js";
+import {
+  abiFuzzConfig,
+  encodeAbiFuzzCase,
+  formatAbiFuzz,
+  portableCommand,
+  runAbiFuzz,
+} from "../src/checks/abiFuzz.js";
 
 /** The reader of packages/cuda/test/native/abi_fuzz/abi_fuzz.cc (readCase), written again in TypeScript. */
 function decode(buf: Uint8Array) {
@@ -85,6 +92,13 @@ describe("C ABI fuzzer orchestration (no GPU)", () => {
     });
     expect(good).toMatchObject({ ok: true, calls: 1, exitCode: 0, signal: null });
     expect(good.command).toContain("--case");
+    // The report keeps no path of the machine: the case's temporary folder is named, not given.
+    expect(good.command[good.command.indexOf("--case") + 1]).toBe("$TMPDIR/sy-abi-fuzz-XXXXXX/case.bin");
+    const bin = join(PACKAGE_DIR, "build", "abi_fuzz");
+    expect(
+      portableCommand([bin, "--case", "/t/sy-abi-fuzz-1a2B3c/case.bin"], "/t/sy-abi-fuzz-1a2B3c"),
+    ).toEqual(["packages/cuda/build/abi_fuzz", "--case", "$TMPDIR/sy-abi-fuzz-XXXXXX/case.bin"]);
+    expect(portableCommand(["/usr/bin/node", "x.js"], "/t/d")).toEqual(["/usr/bin/node", "x.js"]);
     expect(formatAbiFuzz(good)).toMatch(
       /^PASS abi-fuzz: 1 C ABI calls \(gpu\), 1 refused \(SY_ERR_INVALID_ARGUMENT 1\)/,
     );

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import {
   computeLayout,
   defineConfig,
@@ -202,7 +202,7 @@ export async function runAbiFuzz(o: AbiFuzzOptions = {}): Promise<AbiFuzzReport>
   const failures = lines.filter((l) => !l.ok);
   return {
     ok: code === 0 && signal === null && failures.length === 0 && summary !== null,
-    command,
+    command: portableCommand(command, dir),
     exitCode: code,
     signal,
     summary,
@@ -212,6 +212,19 @@ export async function runAbiFuzz(o: AbiFuzzOptions = {}): Promise<AbiFuzzReport>
     stderr: stderr.slice(-4000),
     wallMs: Date.now() - t0,
   };
+}
+
+/**
+ * The command as a report keeps it, with no path of the machine that ran it: the case's temporary
+ * folder as `$TMPDIR/sy-abi-fuzz-XXXXXX`, and a path inside the repository relative to its root.
+ */
+export function portableCommand(command: readonly string[], caseDir: string): string[] {
+  const root = join(PACKAGE_DIR, "..", "..");
+  return command.map((a) => {
+    if (a.startsWith(caseDir)) return `$TMPDIR/sy-abi-fuzz-XXXXXX${a.slice(caseDir.length)}`;
+    const r = relative(root, a);
+    return isAbsolute(a) && !r.startsWith("..") && !isAbsolute(r) ? r : a;
+  });
 }
 
 /** The report in a few lines. */
