@@ -34,9 +34,10 @@ struct CombineCheckShared {
 
 /// Rows announced but never written (combine recv's check block, every thread, before it waits for
 /// the expert ranks: off the path of the sums; dispatch recv added the entries of the records it
-/// placed to SyTables::named: a block's sums (addNamed), or, in the lean receive, a record's): dispatch recv placed only what the records
-/// name, each row below its (expert, source) count and none twice (readRecord, claimRow), so a
-/// source whose records name fewer entries than its counts announce left rows unwritten.
+/// placed to SyTables::named: a block's sums (addNamed), or, in the lean receive, a record's):
+/// dispatch recv placed only what the records name, each row below its (expert, source) count and
+/// none twice (readRecord, claimRow), so a source whose records name fewer entries than its counts
+/// announce left rows unwritten.
 /// E_COUNT_MISMATCH, stage dispatch recv, naming the source (detail0 named, detail1 announced); the
 /// counters are reset for the next step. The counts [L, R] are summed per source by the whole block
 /// into `sum` [R] (shared), one load a thread. Block-collective.

@@ -70,7 +70,8 @@ __device__ inline void placeRecordsBy(const SyCtx& c, const int* recStart, int* 
        item += static_cast<uint64_t>(nb) * kWarps) {
     const int q = static_cast<int>(item / perRecord);
     const int span = static_cast<int>(item % perRecord);
-    const bool books = apart ? span == spans : span == 0;  // this warp claims the rows, copies the scales, writes the meta
+    // This warp claims the rows, copies the scales and writes the meta.
+    const bool books = apart ? span == spans : span == 0;
     const int p0 = span < spans ? span * pieces / spans : 0, p1 = span < spans ? (span + 1) * pieces / spans : 0;
     const int s = sourceOf(recStart, R, q);
     const int j = q - recStart[s];
@@ -148,7 +149,8 @@ __device__ inline void placeRecords(const SyCtx& c, const int* recStart, int* na
 /// block finds, such as a source's rows over M * J or a word no record reads; another warp's bad
 /// record or claim; a timeout elsewhere; destroy's abort) does not stop that warp, so rows may be
 /// written on a step that then fails (inside recvX: every word a lane uses is checked), and with
-/// several faults in one step the first recorded error may be another. A failed step's output is never read (the endpoint refuses later steps).
+/// several faults in one step the first recorded error may be another. A failed step's output is
+/// never read (the endpoint refuses later steps).
 /// kLean: leanReceive(ctx) (the host picks the kernel), so each way has its registers.
 template <bool kLean>
 __device__ inline void run(const SyCtx& c, int nb, int b) {

@@ -32,7 +32,8 @@ struct RecvTables {
   int* recStart;  ///< [R + 1] prefix of records: the step's records from s are [recStart[s], recStart[s + 1])
   int* scratch;   ///< [33] for blockExclusiveScan
   int* fromSource;  ///< [R] rows each source announced (all its experts here)
-  int* named;       ///< [R] entries this block's good records from each source named (addNamed; not the lean receive's placing blocks)
+  int* named;       ///< [R] entries this block's good records from each source named (addNamed; the lean
+                    ///< receive's placing warps count into SyTables::named themselves)
 };
 
 __host__ __device__ inline int recvTablesSmemBytes(int L, int R) {

@@ -76,11 +76,11 @@ __device__ inline bool hasError(const SyState* state) { return ldVolatile(&state
 /// Spins until `*word` carries `epoch` and a count >= `need`, and returns it (never 0). Returns 0
 /// after recording an error (timeout, an epoch that is neither this step's nor the previous one) or
 /// seeing another thread's (one recorded before the wait is read beside the first poll, so a wait
-/// costs one round trip, not one for the error word and then one for the signal). While waiting only this step's epoch (with a smaller count), the
-/// previous step's, or 0 (never written) is legal. Polls (backing off with __nanosleep after the
-/// first 32 tries, so thousands of waiting threads do not crowd the memory system) with acquire
-/// loads when `acquire` (the load that sees the word orders the data it announces: no second load
-/// once it is there), else relaxed loads.
+/// costs one round trip, not one for the error word and then one for the signal). While waiting
+/// only this step's epoch (with a smaller count), the previous step's, or 0 (never written) is legal.
+/// Polls (backing off with __nanosleep after the first 32 tries, so thousands of waiting threads do
+/// not crowd the memory system) with acquire loads when `acquire` (the load that sees the word
+/// orders the data it announces: no second load once it is there), else relaxed loads.
 __device__ inline uint32_t waitWord(const uint32_t* word, uint32_t epoch, uint32_t need, SyState* state,
                                     uint64_t timeoutNs, uint32_t stage, uint32_t peer, uint32_t region,
                                     bool acquire = true) {
