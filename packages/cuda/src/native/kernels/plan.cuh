@@ -227,7 +227,8 @@ __device__ inline void walkChunk(const SyCtx& c, const int32_t* topkIdx, int t0,
   // lane) and per (rank, lane) gives each slot the number of earlier tokens of the group naming the
   // same expert (rank); the counters hold the groups before. An id out of range is staged as -1
   // (the walk indexes shared memory with the ids); while warp 0 walks, the other warps look for an
-  // expert named twice by a staged token (the walk's numbering is then wrong, but in range).
+  // expert named twice by a staged token, a warp a token (the walk's numbering is then wrong, but
+  // in range).
   int* rks = ids + kPlanStage * K;                                      // [kPlanStage * K] rank of each slot
   uint32_t* bits = reinterpret_cast<uint32_t*>(rks + kPlanStage * K);  // [E]
   uint32_t* dbits = bits + E;                                          // [R]
@@ -245,19 +246,16 @@ __device__ inline void walkChunk(const SyCtx& c, const int32_t* topkIdx, int t0,
       rks[i] = ex >= 0 ? ex / L : -1;  // the divisions here, in parallel, not in the walk
     }
     __syncthreads();
-    if (threadIdx.x >= 32) {
-      for (int i = threadIdx.x - 32; i < n; i += blockDim.x - 32) {
-        const int* row = ids + i * K;
-        unsigned long long bad = kNoBadEntry;
-        for (int k = 1; k < K && bad == kNoBadEntry; ++k) {
-          for (int q = 0; q < k && row[k] >= 0; ++q) {
-            if (row[q] == row[k]) {
-              bad = badKey(s0 + i, k, q);
-              break;
-            }
-          }
-        }
-        if (bad != kNoBadEntry) atomicMin(sBad, bad);
+    if (threadIdx.x >= 32) {  // a warp a token, lane k its slot k (K <= 32): one match, no serial compares
+      const int lane = threadIdx.x & 31, checkers = blockDim.x / 32 - 1;
+      for (int i = threadIdx.x / 32 - 1; i < n; i += checkers) {
+        const int ex = lane < K ? ids[i * K + lane] : -1;
+        const uint32_t same = __match_any_sync(kFullMask, ex);
+        const uint32_t earlier = same & ((1u << lane) - 1u);
+        // The token's first bad slot is its lowest slot naming an expert an earlier slot named; the
+        // earlier slot is the lowest naming it (the keys of firstBadOf).
+        const uint32_t dup = __ballot_sync(kFullMask, ex >= 0 && earlier != 0);
+        if (dup != 0 && lane == __ffs(dup) - 1) atomicMin(sBad, badKey(s0 + i, lane, __ffs(earlier) - 1));
       }
       continue;
     }
