@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-27-one-harness";
+const RECORD = "results/2026-11-27-plan-checks";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -213,11 +213,13 @@ function reasons(at, fp8) {
     "  bench times a step): an empty kernel's phase takes 4.5 µs, one that stores, fences at system",
     "  scope and releases a flag 7.7, so a half of a send and a receive has 12.2 µs before any work of",
     "  its own, above the 12 / 10 targets (on a one-GPU machine the same probe gave 2.9 and 4.4). Each",
-    "  stage is then a chain of dependent steps in one block: in the floors record's stamps block 0 of the",
-    "  dispatch send takes 9.2 µs (the plan 3.5, rows and records 2.7, signals 2.3) and ends last, the",
-    "  receive's placing block 5.5 (its tables block 3.6, in parallel); combine send now runs one block",
-    "  when its items fit two rounds of one block's warps, with no fence or grid counter before the",
-    "  signals (14.6 -> 13.0 µs). Against DeepEP's kernels in this run the sends are",
+    "  stage is then a chain of dependent steps in one block: in this record's stamps (2 × H100) block 0",
+    "  of the dispatch send takes 8.1 µs (the plan 2.2, rows and records 2.6, signals 2.5; the plan was",
+    "  3.6 until its check for an expert named twice ran a warp a token: the send −1.3 µs), the",
+    "  receive's placing block 4.0; combine send runs one block when its items fit two rounds of one",
+    "  block's warps, with no fence or grid counter before the signals (14.6 -> 13.0 µs), and two",
+    "  blocks as one cluster, each warp an item, were slower still (+0.7: the kernel shorter, the",
+    "  cluster's launch dearer). Against DeepEP's kernels in this run the sends are",
     `  ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart, the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
     `  Timed by the peers' own harness (one graph per call, the switchyard-py row) Switchyard's masked 1 is ${us(py1, "dispatch")} / ${us(py1, "combine")} µs, within`,
     `  ${Math.max(...["dispatch", "combine"].map((ph) => Math.abs(m(py1, ph) - m(s1, ph)))).toFixed(1)} µs of its own row: the gaps to DeepEP are the kernels', not the two timing methods'.`,
@@ -289,8 +291,10 @@ function reasons(at, fp8) {
     "  runs on blocks of 1,024 threads under the budget, 115.2 -> 102.0 (the wide-recv-claims record). Against DeepEP's",
     "  normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's caller does",
     "  outside it.",
-    `  The step, ${us(c16, "step")} µs, is ${(n16.phases.step.median / c16.phases.step.median).toFixed(2)} × NCCL's ${us(n16, "step")}; the combine send`,
-    `  (${us(c16, "combineSend")} µs against the 208 its bytes take on 24 SMs) has the most room left.`,
+    `  The step, ${us(c16, "step")} µs, is ${(n16.phases.step.median / c16.phases.step.median).toFixed(2)} × NCCL's ${us(n16, "step")} (on 2 × H100, the one-harness record:`,
+    "  759.2 against 2,385.7, 3.14 ×; on H200 NCCL's step, on the whole GPU and its faster memory, is 12 %",
+    `  shorter and this library's, on 24 SMs, 3 %); the combine send (${us(c16, "combineSend")} µs against the 208 its bytes`,
+    "  take on 24 SMs of an H100) has the most room left.",
   ];
 }
 
