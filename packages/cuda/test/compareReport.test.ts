@@ -53,8 +53,11 @@ describe("compare/report.mjs", () => {
     const out = spawnSync(process.execPath, [report, d], { encoding: "utf8" });
     expect(out.status, out.stderr).toBe(0);
     expect(out.stdout).toContain("Test GPU x 2; 3 rounds each");
-    expect(out.stdout).toContain("| point | phase | base | head | head - base |");
-    expect(out.stdout).toContain("| contiguous 4096 | combineSend | 101.0 | 91.0 | -10.0 |");
+    expect(out.stdout).toContain("| point | phase | base | head | head - base | each round |");
+    // Round i of one side against round i of the other (run.sh alternates them).
+    expect(out.stdout).toContain(
+      "| contiguous 4096 | combineSend | 101.0 | 91.0 | -10.0 | -10.0 / -9.0 / -10.0 |",
+    );
   });
 
   it("compares any two sides, and draws the SVG", () => {
@@ -67,8 +70,8 @@ describe("compare/report.mjs", () => {
       encoding: "utf8",
     });
     expect(out.status, out.stderr).toBe(0);
-    expect(out.stdout).toContain("| point | phase | head | ring-a | ring-a - head |");
-    expect(out.stdout).toContain("| contiguous 4096 | step | 100.0 | 112.5 | +12.5 |");
+    expect(out.stdout).toContain("| point | phase | head | ring-a | ring-a - head | each round |");
+    expect(out.stdout).toContain("| contiguous 4096 | step | 100.0 | 112.5 | +12.5 | +12.5 |");
     const picture = readFileSync(svg, "utf8");
     expect(picture).toContain("ring-a − head per phase");
     expect(picture).toContain("+12.5 µs (100.0 → 112.5)");
@@ -81,6 +84,23 @@ describe("compare/report.mjs", () => {
     const out = spawnSync(process.execPath, [report, d, "--head"], { encoding: "utf8" });
     expect(out.status).toBe(2);
     expect(out.stderr).toContain("--head needs a side's name");
+  });
+
+  it("pairs the rounds by number (10 after 9), and has no rounds' column where the sides ran different rounds", () => {
+    const d = folder();
+    for (let r = 1; r <= 10; r++) {
+      run(d, "base", r, 100);
+      run(d, "head", r, r === 10 ? 107 : 100);
+    }
+    run(d, "other", 1, 100);
+    const out = spawnSync(process.execPath, [report, d], { encoding: "utf8" });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toContain(
+      "| contiguous 4096 | step | 100.0 | 100.0 | +0.0 | +0.0 / +0.0 / +0.0 / +0.0 / +0.0 / +0.0 / +0.0 / +0.0 / +0.0 / +7.0 |",
+    );
+    const uneven = spawnSync(process.execPath, [report, d, "--head", "other"], { encoding: "utf8" });
+    expect(uneven.status, uneven.stderr).toBe(0);
+    expect(uneven.stdout).toContain("| contiguous 4096 | step | 100.0 | 100.0 | +0.0 | — |");
   });
 
   it("names a side that has no runs", () => {

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The report of a compare run (run.sh): for every Switchyard point and phase, the median of each
-// round's median for the base library and for this tree's, and the difference; a Markdown table on
+// round's median for the base library and for this tree's, and the difference; then each round's
+// difference (run.sh alternates the sides, so round i of one side ran next to round i of the other:
+// a difference the rounds disagree on is the machine's drift, not the change); a Markdown table on
 // stdout and an SVG of the differences per phase.
 //   node packages/cuda/bench/compare/report.mjs <folder with compare-<side>-<round>.json> [out.svg] [--base NAME] [--head NAME]
 //   (sides base and head by default; run.sh's COMPARE_VARIANTS add more)
@@ -35,7 +37,10 @@ const median = (xs) => {
 
 /** point key -> phase -> medians of the rounds, for one side. */
 function side(which) {
-  const files = readdirSync(dir).filter((f) => new RegExp(`^compare-${which}-\\d+\\.json$`).test(f));
+  const round = (f) => Number(f.match(/-(\d+)\.json$/)[1]);
+  const files = readdirSync(dir)
+    .filter((f) => new RegExp(`^compare-${which}-\\d+\\.json$`).test(f))
+    .sort((a, b) => round(a) - round(b));
   if (files.length === 0) throw new Error(`no compare-${which}-<round>.json in ${dir}`);
   const out = new Map();
   let meta = null;
@@ -65,18 +70,23 @@ for (const [key, phases] of head.points) {
     const h = phases.get(ph);
     const b = base.points.get(key)?.get(ph);
     if (!h || !b) continue;
-    rows.push({ key, ph, base: median(b), head: median(h) });
+    // Round i's difference, where both sides ran round i.
+    const perRound = h.length === b.length ? h.map((x, i) => x - b[i]) : [];
+    rows.push({ key, ph, base: median(b), head: median(h), perRound });
   }
 }
 const f1 = (x) => x.toFixed(1);
 console.log(
   `${head.meta.device?.name ?? "?"} x ${head.meta.device?.gpus ?? "?"}; ${head.rounds} rounds each, alternating; µs, median of the rounds' medians\n`,
 );
-console.log(`| point | phase | ${baseName} | ${headName} | ${headName} - ${baseName} |`);
-console.log("| --- | --- | ---: | ---: | ---: |");
+const signed = (d) => `${d >= 0 ? "+" : ""}${f1(d)}`;
+console.log(`| point | phase | ${baseName} | ${headName} | ${headName} - ${baseName} | each round |`);
+console.log("| --- | --- | ---: | ---: | ---: | --- |");
 for (const r of rows) {
   const d = r.head - r.base;
-  console.log(`| ${r.key} | ${r.ph} | ${f1(r.base)} | ${f1(r.head)} | ${d >= 0 ? "+" : ""}${f1(d)} |`);
+  console.log(
+    `| ${r.key} | ${r.ph} | ${f1(r.base)} | ${f1(r.head)} | ${signed(d)} | ${r.perRound.map(signed).join(" / ") || "—"} |`,
+  );
 }
 
 if (svgPath) {
