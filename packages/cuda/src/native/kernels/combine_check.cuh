@@ -27,7 +27,7 @@ constexpr int kMaxCheckedPeers = 1024;
 struct CombineCheckShared {
   int announced[kMaxCheckedPeers];  ///< partials each expert rank announced, -1 where its wait failed
   int used[kMaxCheckedPeers];       ///< tokens of this rank's batch that route to each rank
-  int scratch[32];
+  int scratch[64];  ///< blockSumsOf's
   int bad;                          ///< lowest disagreeing rank, R when none
   unsigned long long badEntry;      ///< the first bad topkIdx entry (topk_check.cuh's key)
 };
@@ -61,15 +61,26 @@ __device__ __noinline__ void rowsNamedCheck(int32_t* named, const int32_t* count
   __syncthreads();  // `sum` is free for the caller
 }
 
+/// Block-collective: the block's sums of a and of b (one pair of barriers for both).
 template <int kThreads>
-__device__ inline int blockSumOf(int v, int* scratch) {
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+__device__ inline int2 blockSumsOf(int a, int b, int* scratch) {
+  static_assert(kThreads / 32 <= 32, "scratch holds two sums a warp");
+  for (int off = 16; off > 0; off >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, a, off);
+    b += __shfl_xor_sync(0xffffffffu, b, off);
+  }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __syncthreads();
-  if (lane == 0) scratch[warp] = v;
+  if (lane == 0) {
+    scratch[warp] = a;
+    scratch[32 + warp] = b;
+  }
   __syncthreads();
-  int total = 0;
-  for (int w = 0; w < kThreads / 32; ++w) total += scratch[w];
+  int2 total = make_int2(0, 0);
+  for (int w = 0; w < kThreads / 32; ++w) {
+    total.x += scratch[w];
+    total.y += scratch[32 + w];
+  }
   return total;
 }
 
@@ -91,56 +102,23 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
     s.badEntry = kNoBadEntry;
   }
   __syncthreads();
+  // The ids checked as dispatch send checks them (topk_check.cuh), a few tokens a warp pass, a
+  // lane a slot; a bad token counts for no rank. A token's first slot on each owner rank counts it
+  // for that rank; the pass's first slots naming one rank are added by one atomic.
   int used = 0;
-  // Runs of one owner are counted in registers and added once (at one rank every slot has owner 0:
-  // one shared atomic a thread instead of one a slot, all on the same word).
-  int runOwner = -1, runCount = 0;
-  const auto count = [&](int owner) {
-    ++used;
-    if (owner != runOwner) {
-      if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
-      runOwner = owner;
-      runCount = 0;
-    }
-    ++runCount;
-  };
-  for (int t = threadIdx.x; t < T; t += kThreads) {
-    const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
-    // The ids checked as dispatch send checks them (topk_check.cuh); a bad token counts for no rank.
-    if (K <= 8) {  // the slots in registers, loaded together
-      int v[8], rk[8];
-#pragma unroll
-      for (int k = 0; k < 8; ++k) v[k] = k < K ? row[k] : -1;
-      const unsigned long long badEntry = firstBadOf<8>(v, K, p.experts(), t);
-      if (badEntry != kNoBadEntry) {
-        atomicMin(&s.badEntry, badEntry);
-        continue;
-      }
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        rk[k] = v[k] >= 0 ? v[k] / L : -1;
-        bool first = rk[k] >= 0;
-#pragma unroll
-        for (int q = 0; q < k; ++q) first = first && rk[q] != rk[k];
-        if (first) count(rk[k]);
-      }
-      continue;
-    }
-    const unsigned long long badEntry = firstBadIn(row, K, p.experts(), t);
-    if (badEntry != kNoBadEntry) {
-      atomicMin(&s.badEntry, badEntry);
-      continue;
-    }
-    for (int k = 0; k < K; ++k) {
-      const int e = row[k];
-      if (e < 0) continue;
-      const int owner = e / L;
-      bool first = true;
-      for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == owner);
-      if (first) count(owner);
-    }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const TokenLanes g = tokenLanes(K, lane);
+  for (int base = warp * g.perPass; base < T; base += (kThreads / 32) * g.perPass) {  // warp-uniform
+    const int t = base + g.group;
+    const int ex = t < T && g.slot < K ? topkIdx[static_cast<uint64_t>(t) * K + g.slot] : -1;
+    const unsigned long long badEntry = groupFirstBad(g, ex, p.experts(), t, lane);
+    if (badEntry != kNoBadEntry && lane == g.group * g.lanes) atomicMin(&s.badEntry, badEntry);
+    const int owner = badEntry == kNoBadEntry && ex >= 0 ? ex / L : -1;
+    const bool first = owner >= 0 && firstSameBelow(g, owner, lane) < 0;
+    used += first ? 1 : 0;
+    const uint32_t same = __match_any_sync(kFullMask, first ? owner : -1 - lane);
+    if (first && perPeer && owner < R && (same & ((1u << lane) - 1u)) == 0) atomicAdd(&s.used[owner], __popc(same));
   }
-  if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
   // Then the signals: the caller's ids are counted before the wait, off the path after the last arrival.
   const uint64_t t0 = globalTimerNs();
   int received = 0;
@@ -155,22 +133,27 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
       c.stats.combineReceived[peer] = n < 0 ? 0u : static_cast<uint32_t>(n);
     }
   }
-  received = blockSumOf<kThreads>(received, s.scratch);  // its barriers publish `used` and `announced`
-  used = blockSumOf<kThreads>(used, s.scratch);
-  if (perPeer && !hasError(c.state)) {
+  const int2 sums = blockSumsOf<kThreads>(received, used, s.scratch);  // its barriers publish `used` and `announced`
+  received = sums.x;
+  used = sums.y;
+  // The comparisons first, the error word only when one disagrees (recordError keeps the first
+  // error; one recorded before, a failed wait's included, stands): no round trip on a good step.
+  if (perPeer) {
     for (int peer = threadIdx.x; peer < R; peer += kThreads) {
       if (s.announced[peer] >= 0 && s.announced[peer] != s.used[peer]) atomicMin(&s.bad, peer);
     }
   }
   __syncthreads();
-  if (threadIdx.x == 0 && s.badEntry != kNoBadEntry) reportBadInput(c.state, s.badEntry, topkIdx, K, S_COMBINE_RECV);
-  if (threadIdx.x == 0 && !hasError(c.state)) {
-    if (s.bad < R) {
-      recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, static_cast<uint32_t>(s.bad), R_COMBINE_SIGNAL,
-                  static_cast<uint32_t>(s.announced[s.bad]), static_cast<uint32_t>(s.used[s.bad]));
-    } else if (used != received) {
-      recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, 0xffffffffu, R_COMBINE_SIGNAL,
-                  static_cast<uint32_t>(received), static_cast<uint32_t>(used));
+  if (threadIdx.x == 0) {
+    if (s.badEntry != kNoBadEntry) reportBadInput(c.state, s.badEntry, topkIdx, K, S_COMBINE_RECV);
+    if ((s.bad < R || used != received) && !hasError(c.state)) {
+      if (s.bad < R) {
+        recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, static_cast<uint32_t>(s.bad), R_COMBINE_SIGNAL,
+                    static_cast<uint32_t>(s.announced[s.bad]), static_cast<uint32_t>(s.used[s.bad]));
+      } else {
+        recordError(c.state, E_COUNT_MISMATCH, S_COMBINE_RECV, 0xffffffffu, R_COMBINE_SIGNAL,
+                    static_cast<uint32_t>(received), static_cast<uint32_t>(used));
+      }
     }
   }
 }

@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 
+#include "copy.cuh"
 #include "params.cuh"
 #include "signal.cuh"
 
@@ -55,6 +56,52 @@ __device__ inline unsigned long long firstBadIn(const int32_t* row, int K, int E
     }
   }
   return kNoBadEntry;
+}
+
+/// A warp's lanes as token slots, for the checks and counts a warp does a few tokens at a time
+/// (rather than a thread a token, whose compares and branches run one after another): groups of
+/// `lanes` = K rounded up to a power of two, a token a group, lane `slot` of a group holding that
+/// slot's id (-1 past K). A pass of the warp takes `perPass` = 32 / lanes tokens.
+struct TokenLanes {
+  int lanes;
+  int perPass;
+  int group;       ///< this lane's group: the pass's token `group`
+  int slot;        ///< this lane's slot in its token
+  uint32_t mask;   ///< the lanes of this lane's group
+  uint32_t below;  ///< the lanes of this lane's group below it
+};
+
+__device__ inline TokenLanes tokenLanes(int K, int lane) {
+  TokenLanes g;
+  g.lanes = 1;
+  while (g.lanes < K) g.lanes <<= 1;  // K <= kMaxTopK = 32
+  g.perPass = kWarp / g.lanes;
+  g.group = lane / g.lanes;
+  g.slot = lane % g.lanes;
+  g.mask = (g.lanes == kWarp ? kFullMask : (1u << g.lanes) - 1u) << (g.group * g.lanes);
+  g.below = g.mask & ((1u << lane) - 1u);
+  return g;
+}
+
+/// Warp-collective: the lanes of each group whose `key` another lane of the same group below it
+/// holds too, as the lowest such lane (-1: none); lanes with a negative key match nothing.
+__device__ inline int firstSameBelow(const TokenLanes& g, int key, int lane) {
+  const unsigned long long tagged =
+      (static_cast<unsigned long long>(g.group) << 32) | (key >= 0 ? static_cast<uint32_t>(key) : 0x80000000u | lane);
+  const uint32_t earlier = __match_any_sync(kFullMask, tagged) & g.below;
+  return earlier != 0 ? __ffs(earlier) - 1 - g.group * g.lanes : -1;
+}
+
+/// Warp-collective: the key of the first bad slot of the group's token t, its lanes' ids `ex` (-1
+/// past K), exactly as firstBadOf finds it (an id outside [-1, E), else an expert an earlier slot
+/// named), or kNoBadEntry; every lane of the group gets it.
+__device__ inline unsigned long long groupFirstBad(const TokenLanes& g, int ex, int E, int t, int lane) {
+  const bool outside = ex < -1 || ex >= E;
+  const int q = firstSameBelow(g, outside ? -1 : ex, lane);
+  const uint32_t bad = __ballot_sync(kFullMask, outside || q >= 0) & g.mask;
+  const int first = bad != 0 ? __ffs(bad) - 1 : lane;
+  const int firstQ = __shfl_sync(kFullMask, outside ? -1 : q, first);
+  return bad != 0 ? badKey(t, first - g.group * g.lanes, firstQ) : kNoBadEntry;
 }
 
 /// Records the entry of `key` (one thread): E_BAD_INPUT, as the comment at the top says.
