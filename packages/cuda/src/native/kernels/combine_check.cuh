@@ -102,22 +102,74 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
     s.badEntry = kNoBadEntry;
   }
   __syncthreads();
-  // The ids checked as dispatch send checks them (topk_check.cuh), a few tokens a warp pass, a
-  // lane a slot; a bad token counts for no rank. A token's first slot on each owner rank counts it
-  // for that rank; the pass's first slots naming one rank are added by one atomic.
+  // The ids checked as dispatch send checks them (topk_check.cuh); a bad token counts for no rank.
+  // A token's first slot on each owner rank counts it for that rank. Few tokens (two warp passes
+  // at most): a few tokens a warp pass, a lane a slot, the pass's first slots naming one rank added
+  // by one atomic. More: a thread a token, its slots in registers (more loads in flight).
   int used = 0;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const TokenLanes g = tokenLanes(K, lane);
-  for (int base = warp * g.perPass; base < T; base += (kThreads / 32) * g.perPass) {  // warp-uniform
-    const int t = base + g.group;
-    const int ex = t < T && g.slot < K ? topkIdx[static_cast<uint64_t>(t) * K + g.slot] : -1;
-    const unsigned long long badEntry = groupFirstBad(g, ex, p.experts(), t, lane);
-    if (badEntry != kNoBadEntry && lane == g.group * g.lanes) atomicMin(&s.badEntry, badEntry);
-    const int owner = badEntry == kNoBadEntry && ex >= 0 ? ex / L : -1;
-    const bool first = owner >= 0 && firstSameBelow(g, owner, lane) < 0;
-    used += first ? 1 : 0;
-    const uint32_t same = __match_any_sync(kFullMask, first ? owner : -1 - lane);
-    if (first && perPeer && owner < R && (same & ((1u << lane) - 1u)) == 0) atomicAdd(&s.used[owner], __popc(same));
+  if (T <= 2 * (kThreads / 32) * g.perPass) {
+    for (int base = warp * g.perPass; base < T; base += (kThreads / 32) * g.perPass) {  // warp-uniform
+      const int t = base + g.group;
+      const int ex = t < T && g.slot < K ? topkIdx[static_cast<uint64_t>(t) * K + g.slot] : -1;
+      const unsigned long long badEntry = groupFirstBad(g, ex, p.experts(), t, lane);
+      if (badEntry != kNoBadEntry && lane == g.group * g.lanes) atomicMin(&s.badEntry, badEntry);
+      const int owner = badEntry == kNoBadEntry && ex >= 0 ? ex / L : -1;
+      const bool first = owner >= 0 && firstSameBelow(g, owner, lane) < 0;
+      used += first ? 1 : 0;
+      const uint32_t same = __match_any_sync(kFullMask, first ? owner : -1 - lane);
+      if (first && perPeer && owner < R && (same & ((1u << lane) - 1u)) == 0) atomicAdd(&s.used[owner], __popc(same));
+    }
+  } else {
+    // Runs of one owner are counted in registers and added once (at one rank every slot has owner 0:
+    // one shared atomic a thread instead of one a slot, all on the same word).
+    int runOwner = -1, runCount = 0;
+    const auto count = [&](int owner) {
+      ++used;
+      if (owner != runOwner) {
+        if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
+        runOwner = owner;
+        runCount = 0;
+      }
+      ++runCount;
+    };
+    for (int t = threadIdx.x; t < T; t += kThreads) {
+      const int32_t* row = topkIdx + static_cast<uint64_t>(t) * K;
+      if (K <= 8) {  // the slots in registers, loaded together
+        int v[8], rk[8];
+#pragma unroll
+        for (int k = 0; k < 8; ++k) v[k] = k < K ? row[k] : -1;
+        const unsigned long long badEntry = firstBadOf<8>(v, K, p.experts(), t);
+        if (badEntry != kNoBadEntry) {
+          atomicMin(&s.badEntry, badEntry);
+          continue;
+        }
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+          rk[k] = v[k] >= 0 ? v[k] / L : -1;
+          bool first = rk[k] >= 0;
+#pragma unroll
+          for (int q = 0; q < k; ++q) first = first && rk[q] != rk[k];
+          if (first) count(rk[k]);
+        }
+        continue;
+      }
+      const unsigned long long badEntry = firstBadIn(row, K, p.experts(), t);
+      if (badEntry != kNoBadEntry) {
+        atomicMin(&s.badEntry, badEntry);
+        continue;
+      }
+      for (int k = 0; k < K; ++k) {
+        const int e = row[k];
+        if (e < 0) continue;
+        const int owner = e / L;
+        bool first = true;
+        for (int q = 0; q < k; ++q) first = first && !(row[q] >= 0 && row[q] / L == owner);
+        if (first) count(owner);
+      }
+    }
+    if (runCount > 0 && perPeer && runOwner < R) atomicAdd(&s.used[runOwner], runCount);
   }
   // Then the signals: the caller's ids are counted before the wait, off the path after the last arrival.
   const uint64_t t0 = globalTimerNs();
