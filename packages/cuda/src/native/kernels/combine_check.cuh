@@ -116,7 +116,8 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
       const unsigned long long badEntry = groupFirstBad(g, ex, p.experts(), t, lane);
       if (badEntry != kNoBadEntry && lane == g.group * g.lanes) atomicMin(&s.badEntry, badEntry);
       const int owner = badEntry == kNoBadEntry && ex >= 0 ? ex / L : -1;
-      const bool first = owner >= 0 && firstSameBelow(g, owner, lane) < 0;
+      const int q = firstSameBelow(g, owner, lane);  // every lane: a warp-collective (-1 keys match nothing)
+      const bool first = owner >= 0 && q < 0;
       used += first ? 1 : 0;
       const uint32_t same = __match_any_sync(kFullMask, first ? owner : -1 - lane);
       if (first && perPeer && owner < R && (same & ((1u << lane) - 1u)) == 0) atomicAdd(&s.used[owner], __popc(same));
