@@ -103,13 +103,14 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   }
   __syncthreads();
   // The ids checked as dispatch send checks them (topk_check.cuh); a bad token counts for no rank.
-  // A token's first slot on each owner rank counts it for that rank. Few tokens (two warp passes
-  // at most): a few tokens a warp pass, a lane a slot, the pass's first slots naming one rank added
-  // by one atomic. More: a thread a token, its slots in registers (more loads in flight).
+  // A token's first slot on each owner rank counts it for that rank. Few tokens (one pass of
+  // the block's warps): a few tokens a warp, a lane a slot, the pass's first slots naming one rank
+  // added by one atomic. More: a thread a token, its slots in registers (a second pass of every
+  // warp measured slower than a thread's compares one after another).
   int used = 0;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const TokenLanes g = tokenLanes(K, lane);
-  if (T <= 2 * (kThreads / 32) * g.perPass) {
+  if (T <= (kThreads / 32) * g.perPass) {
     for (int base = warp * g.perPass; base < T; base += (kThreads / 32) * g.perPass) {  // warp-uniform
       const int t = base + g.group;
       const int ex = t < T && g.slot < K ? topkIdx[static_cast<uint64_t>(t) * K + g.slot] : -1;
