@@ -13,7 +13,8 @@
 #                                                       it, then the MoE example on GPUs 0 and 1: needs no build step)
 #   bash packages/cuda/scripts/device-run.sh build deepep-test pack  (DeepEP's own low-latency test, unmodified,
 #                                                       on switchyard_cuda.deep_ep: GPUs 0 and 1; needs .gpu/peers/)
-# or any list of the steps below. One GPU is enough for every step: 2 ranks share it by time slices
+# or any list of the steps below. A new kernel's first call: `build first-steps ...` (a hang costs a
+# minute, not the call). One GPU is enough for every step: 2 ranks share it by time slices
 # (SWITCHYARD_CUDA_RANKS_PER_GPU=2, no MPS), 4 ranks run under an MPS daemon (mps-on starts it,
 # mps-off stops it; a step that fails leaves it running until mps-off or the end of the script).
 # With N GPUs, steps named *1 / *2 / *4 still put that many ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0).
@@ -101,6 +102,11 @@ for s in "${steps[@]}"; do
   case $s in
     build) step build 300 env SWITCHYARD_PTXAS_VERBOSE=1 bash packages/cuda/scripts/build-native.sh || exit 1
       grep -E "Compiling entry|registers" "$OUT/build.log" | sed 's/^ptxas info *: //' >"$OUT/registers.log" || true ;;
+    first-steps) # 5 steps of each layout at one rank on GPU 0, bounded: a library that hangs (a warp waiting
+      # inside its own block, which no cross-rank timeout ends) or fails a step ends the call here
+      step first-steps 60 env CUDA_VISIBLE_DEVICES=0 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 1 \
+        --layouts masked,contiguous --masked-tokens 1,128 --contiguous-tokens 512 --steps 5 --warmup 2 --rotate 1 \
+        --no-baseline --peers none --json "$OUT/first-steps.json" --svg "$OUT/first-steps.svg" || exit 1 ;;
     mps-on) mps_on ;;
     mps-off) mps_off ;;
     checks1 | checks2 | checks4 | contig1 | contig2 | contig4)
