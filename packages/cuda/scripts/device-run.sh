@@ -102,11 +102,9 @@ for s in "${steps[@]}"; do
   case $s in
     build) step build 300 env SWITCHYARD_PTXAS_VERBOSE=1 bash packages/cuda/scripts/build-native.sh || exit 1
       grep -E "Compiling entry|registers" "$OUT/build.log" | sed 's/^ptxas info *: //' >"$OUT/registers.log" || true ;;
-    first-steps) # 5 steps of each layout at one rank on GPU 0, bounded: a library that hangs (a warp waiting
-      # inside its own block, which no cross-rank timeout ends) or fails a step ends the call here
-      step first-steps 60 env CUDA_VISIBLE_DEVICES=0 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 1 \
-        --layouts masked,contiguous --masked-tokens 1,128 --contiguous-tokens 512 --steps 5 --warmup 2 --rotate 1 \
-        --no-baseline --peers none --json "$OUT/first-steps.json" --svg "$OUT/first-steps.svg" || exit 1 ;;
+    first-steps) # scripts/first-steps.sh at one rank on GPU 0: a hang or a failed step ends the call here
+      step first-steps 75 env CUDA_VISIBLE_DEVICES=0 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
+        bash packages/cuda/scripts/first-steps.sh 1 60 "$OUT/first-steps" || exit 1 ;;
     mps-on) mps_on ;;
     mps-off) mps_off ;;
     checks1 | checks2 | checks4 | contig1 | contig2 | contig4)

@@ -60,9 +60,8 @@ addonOf() { # a side's addon
   if [ -n "${dir[$1]}" ]; then echo "${dir[$1]}/packages/cuda/build/switchyard_cuda.node"
   else echo "$root/packages/cuda/build/switchyard_cuda.node"; fi
 }
-# Each side's first steps, bounded, before any round: a library that hangs (a warp waiting inside its
-# own block, which no cross-rank timeout ends) or fails a step stops the comparison within
-# COMPARE_FIRST_STEPS_S (default 60) seconds a side, not at the call's limit.
+# Each side's first steps (scripts/first-steps.sh) before any round: a library that hangs or fails a
+# step stops the comparison within COMPARE_FIRST_STEPS_S (default 60) seconds a side.
 ranks=1 prev=
 for a in "$@"; do
   [ "$prev" = --ranks ] && ranks=$a
@@ -72,10 +71,8 @@ first=/tmp/switchyard-first-steps
 mkdir -p "$first"
 for which in "${sides[@]}"; do
   echo "=== compare: $which, first steps"
-  if ! SWITCHYARD_CUDA_ADDON=$(addonOf "$which") timeout --kill-after=5 "${COMPARE_FIRST_STEPS_S:-60}" \
-    node "$cli" bench --ranks "$ranks" --layouts masked,contiguous --masked-tokens 1,128 --contiguous-tokens 512 \
-    --steps 5 --warmup 2 --rotate 1 --no-baseline --peers none --json "$first/$which.json" --svg "$first/$which.svg" \
-    >"$out/compare-first-steps-$which.log" 2>&1; then
+  if ! SWITCHYARD_CUDA_ADDON=$(addonOf "$which") bash packages/cuda/scripts/first-steps.sh "$ranks" \
+    "${COMPARE_FIRST_STEPS_S:-60}" "$first/$which" >"$out/compare-first-steps-$which.log" 2>&1; then
     echo "compare: the $which library did not run 5 steps of each layout at $ranks ranks within" \
       "${COMPARE_FIRST_STEPS_S:-60} s (log $out/compare-first-steps-$which.log); nothing compared"
     exit 1

@@ -111,7 +111,9 @@ __device__ inline void waitExpertRanks(const SyCtx& c, const int32_t* topkIdx, i
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const TokenLanes g = tokenLanes(K, lane);
   if (T <= (kThreads / 32) * g.perPass) {
-    for (int base = warp * g.perPass; base < T; base += (kThreads / 32) * g.perPass) {  // warp-uniform
+    // Warp-uniform; at most one pass here (written as a loop: as a plain branch it compiled to a
+    // spill load more than the measured code).
+    for (int base = warp * g.perPass; base < T; base += (kThreads / 32) * g.perPass) {
       const int t = base + g.group;
       const int ex = t < T && g.slot < K ? topkIdx[static_cast<uint64_t>(t) * K + g.slot] : -1;
       const unsigned long long badEntry = groupFirstBad(g, ex, p.experts(), t, lane);
