@@ -278,8 +278,9 @@ for s in "${steps[@]}"; do
     pack) # at most 8 files come back from the GPU machine: logs and JSON into one archive; the
       # bench's JSON and SVG and the summary stay beside it. A second pack in one call (after steps
       # run past the first) unpacks the first archive and packs it again with the new files.
-      (cd "$OUT" && { [ ! -f logs.tgz ] || tar xzf logs.tgz; } &&
-        tar czf logs.tgz.new ./*.log ./*.json $(ls -d put one-gpu-ranks* ./*.ncu-rep.gz 2>/dev/null) 2>/dev/null &&
+      # (nullglob: a call with no JSON at the top, e.g. only compare1, still packs its logs)
+      (cd "$OUT" && shopt -s nullglob && { [ ! -f logs.tgz ] || tar xzf logs.tgz; } &&
+        tar czf logs.tgz.new ./*.log ./*.json ./put*/ ./one-gpu-ranks*/ ./*.ncu-rep.gz &&
         mv logs.tgz.new logs.tgz &&
         find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
           ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' ! -name 'bench-2gpu-fp8.json' ! -name 'bench-2gpu-fp8.svg' -delete &&
