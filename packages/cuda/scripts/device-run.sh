@@ -190,14 +190,14 @@ for s in "${steps[@]}"; do
     compare-2gpu) # the bench with the base commit's library (.gpu/base.tar) and this tree's, alternating (COMPARE_ROUNDS
       # rounds, default 2; COMPARE_VARIANTS: more libraries in the rotation, bench/compare/run.sh)
       step compare-2gpu "${COMPARE_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
-        bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT" "${COMPARE_ROUNDS:-2}" --ranks 2 ${COMPARE_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline} ;;
+        bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT" "${COMPARE_ROUNDS:-2}" --ranks 2 ${COMPARE_ARGS:---masked-tokens 1,128,512 --contiguous-tokens 4096 --no-baseline} ;;
     compare1 | compare2) # compare-2gpu's rotation on GPU 0 alone, 1 or 2 ranks on it (time slices), in $OUT/one-gpu-ranks<n>/
       # (COMPARE_ROUNDS, COMPARE_VARIANTS as there, bench flags COMPARE_ONE_GPU_ARGS; the second of the two
       # reuses the first's libraries)
       n=${s: -1}
       step "$s" "${COMPARE_TIMEOUT:-300}" env CUDA_VISIBLE_DEVICES=0 SWITCHYARD_CUDA_RANKS_PER_GPU="$n" COMPARE_REUSE=1 \
         bash packages/cuda/bench/compare/run.sh .gpu/base.tar "$OUT/one-gpu-ranks$n" "${COMPARE_ROUNDS:-2}" --ranks "$n" \
-        ${COMPARE_ONE_GPU_ARGS:---masked-tokens 1,128 --contiguous-tokens 4096 --no-baseline --peers none --steps 100} ;;
+        ${COMPARE_ONE_GPU_ARGS:---masked-tokens 1,128,512 --contiguous-tokens 4096 --no-baseline --peers none --steps 100} ;;
     stamps-2gpu) # a profiling build (phase stamps, kernels/phase_clock.cuh), then the bench at each of STAMPS_POINTS
       # (layout:tokens, default masked 1 and 128) on both GPUs and each phase's median (bench/kernel-times/phases.py);
       # replaces the build: run it last

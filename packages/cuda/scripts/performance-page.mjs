@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-27-plan-checks";
+const RECORD = "results/2026-11-27-main-beside-peers";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -213,7 +213,7 @@ function reasons(at, fp8) {
     "  bench times a step): an empty kernel's phase takes 4.5 µs, one that stores, fences at system",
     "  scope and releases a flag 7.7, so a half of a send and a receive has 12.2 µs before any work of",
     "  its own, above the 12 / 10 targets (on a one-GPU machine the same probe gave 2.9 and 4.4). Each",
-    "  stage is then a chain of dependent steps in one block: in this record's stamps (2 × H100) block 0",
+    "  stage is then a chain of dependent steps in one block: in the plan-checks record's stamps (2 × H100) block 0",
     "  of the dispatch send takes 8.1 µs (the plan 2.2, rows and records 2.6, signals 2.5; the plan was",
     "  3.6 until its check for an expert named twice ran a warp a token: the send −1.3 µs), the",
     "  receive's placing block 4.0; combine send runs one block when its items fit two rounds of one",
@@ -241,6 +241,16 @@ function reasons(at, fp8) {
     "  send taking a block a token with 512-byte pieces; against the 24 target, the send's rows now",
     "  drain behind its system fence (4 µs in block 0) and the receive places a token's row at each of",
     "  its local experts (a token crosses once per rank), where DeepEP's receiver only waits and copies.",
+    "  Each kernel's last block (this record's stamps) spends 4.1 µs in the plan's first phase against",
+    "  block 0's 2.7 (it counts the 127 tokens before it); counting a warp's ranks by ballots instead of",
+    "  an atomic a token moved the send +0.1 µs: that block's plan is not what ends the phase.",
+    "- **Masked, 256 tokens and more (a regression, not yet fixed).** Where the send cuts rows into",
+    "  2 KB pieces (past about 150 tokens on a whole H100, past about 75 with two ranks on it) it is",
+    "  about 10 µs slower than before 512-byte pieces came (this record's one-GPU calls: masked 256",
+    "  dispatch send 23.8 -> 33.9 µs at one rank, 512 tokens 25.0 -> 34.7; bisected to that commit).",
+    "  The send of each piece size sits in one kernel function behind a flag, twice the code of one",
+    "  (about 13,200 SASS instructions against 7,200). A kernel for each piece size is compiled and",
+    "  predicted in the design notes; it has not run on a GPU yet.",
     "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
     `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}, with the`,
     "  per-expert layout DeepEP's caller still has to build. The deepep-ht-caller rows time that caller's",
@@ -266,7 +276,7 @@ function reasons(at, fp8) {
     "  one's stores leave, was slower (+4.1). Past its first round a fan-out warp now claims its next",
     "  record from a counter (a record fans out to 0 to 7 more rows, so a fixed deal ends unevenly):",
     "  the receive 116.1 -> 108.6 µs in one call (the fan-claims record), and reading a record's head and",
-    "  entry in one round trip took it 108.5 -> 105.2 (this record). The",
+    "  entry in one round trip took it 108.5 -> 105.2 (the recv-paths record). The",
     "  combine send is bound by its loads in flight and its instructions, not by NVLink (8 SMs already",
     "  write 361 GB/s): its sums now load through cp.async rings in shared memory, 24 vectors a lane,",
     "  several stages ahead (505 -> 369 µs against the previous main in one call, the combine-rings record); the same",
@@ -291,8 +301,8 @@ function reasons(at, fp8) {
     "  runs on blocks of 1,024 threads under the budget, 115.2 -> 102.0 (the wide-recv-claims record). Against DeepEP's",
     "  normal combine the gap is the local reduction's 470 MB of reads, which DeepEP's caller does",
     "  outside it.",
-    `  The step, ${us(c16, "step")} µs, is ${(n16.phases.step.median / c16.phases.step.median).toFixed(2)} × NCCL's ${us(n16, "step")} (on 2 × H100, the one-harness record:`,
-    "  759.2 against 2,385.7, 3.14 ×; on H200 NCCL's step, on the whole GPU and its faster memory, is 12 %",
+    `  The step, ${us(c16, "step")} µs, is ${(n16.phases.step.median / c16.phases.step.median).toFixed(2)} × NCCL's ${us(n16, "step")} (on 2 × H200, the plan-checks record:`,
+    "  736.9 against 2,091.1, 2.84 ×: there NCCL's step, on the whole GPU and its faster memory, is 12 %",
     `  shorter and this library's, on 24 SMs, 3 %); the combine send (${us(c16, "combineSend")} µs against the 208 its bytes`,
     "  take on 24 SMs of an H100) has the most room left.",
   ];
