@@ -13,7 +13,8 @@
 # SWITCHYARD_CUDA_ARCH overrides 90; SWITCHYARD_PTXAS_VERBOSE=1 puts every kernel's registers,
 # shared memory and spills into the log; SWITCHYARD_CUDA_LINEINFO=1 keeps source lines for profilers;
 # SWITCHYARD_CUDA_PHASE_CLOCK=1 makes the stage kernels print phase stamps of block 0, =last of each
-# kernel's last block (kernels/phase_clock.cuh: profiling only, never for a release).
+# kernel's last block, =ender of the block that completes a kernel's grid counter (block 0 where it
+# has none) (kernels/phase_clock.cuh: profiling only, never for a release).
 # NCCL (the bench library's baseline) is found by CMake: NCCL_HOME, the system's, or the nvidia-nccl
 # wheel; without it the baseline is built disabled. SWITCHYARD_BUILD_BENCH=0 builds the product alone
 # (-DSY_BUILD_BENCH=OFF: no bench library, an addon without the bench calls).
@@ -61,6 +62,7 @@ cuda_flags=""
 case "${SWITCHYARD_CUDA_PHASE_CLOCK:-0}" in  # kernels print phase stamps: block 0's, or the last block's
   1) cuda_flags="$cuda_flags -DSY_PHASE_CLOCK" ;;
   last) cuda_flags="$cuda_flags -DSY_PHASE_CLOCK -DSY_PHASE_CLOCK_LAST_BLOCK" ;;
+  ender) cuda_flags="$cuda_flags -DSY_PHASE_CLOCK -DSY_PHASE_CLOCK_ENDER" ;;
 esac
 echo "build:native: nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), sm_${arch}, NVSHMEM_HOME=$NVSHMEM_HOME, $(cmake --version | head -1)"
 cmake -S "$pkg" -B "$out/cmake" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNVSHMEM_HOME="$NVSHMEM_HOME" \

@@ -201,9 +201,10 @@ for s in "${steps[@]}"; do
     stamps-2gpu) # a profiling build (phase stamps, kernels/phase_clock.cuh), then the bench at each of STAMPS_POINTS
       # (layout:tokens, default masked 1 and 128) on both GPUs and each phase's median (bench/kernel-times/phases.py);
       # replaces the build: run it last
-      # (STAMPS_CLOCK=last: each kernel's last block prints instead of block 0)
+      # (STAMPS_CLOCK=last: each kernel's last block prints instead of block 0; =ender: the block that
+      # completes its grid counter, where it has one)
       step stamps-build 300 env SWITCHYARD_CUDA_PHASE_CLOCK="${STAMPS_CLOCK:-1}" bash packages/cuda/scripts/build-native.sh &&
-        tag=$([ "${STAMPS_CLOCK:-1}" = last ] && echo -last || true) &&
+        tag=$(case "${STAMPS_CLOCK:-1}" in last | ender) echo "-$STAMPS_CLOCK" ;; esac) &&
         for pt in ${STAMPS_POINTS:-masked:1 masked:128}; do
           layout=${pt%%:*} n=${pt#*:}
           step "stamps-2gpu-$layout-$n$tag" 200 env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 node "$cli" bench --ranks 2 \

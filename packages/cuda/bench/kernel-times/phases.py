@@ -6,11 +6,13 @@ output: one `syclock` line per stage kernel launch, eager steps first, then grap
 Per kernel and mode: the kernel's time from its first stamp to its last (%globaltimer) and each
 phase between marks, its cycles turned into ns by that launch's own cycles per ns. The printing
 block is block 0, or the kernel's last block in a build with SWITCHYARD_CUDA_PHASE_CLOCK=last (the
-lean receive's tables block, combine recv's check block). Lines that carry the printing block's
-start and the previous kernel's last block end (%globaltimer) also give, from consecutive launches,
-the gap before each kernel (the kernel before it ended to this one's printing block starting: the
-launch, the printing block's place in the launch order, and for the first kernel of a step whatever
-ran between steps) and the time the kernel ran after its printing block ended (its other blocks).
+lean receive's tables block, combine recv's check block), or with =ender the block that completed
+the kernel's grid counter (the sends' and combine recv's: the block that ends the stage). Lines
+that carry the printing block's start and the previous kernel's last block end (%globaltimer) also
+give, from consecutive launches, the gap before each kernel (the kernel before it ended to this
+one's printing block starting: the launch, the printing block's place in the launch order, and for
+the first kernel of a step whatever ran between steps) and the time the kernel ran after its
+printing block ended (its other blocks).
 """
 
 from __future__ import annotations

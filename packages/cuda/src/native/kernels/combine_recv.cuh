@@ -200,6 +200,7 @@ __device__ inline void run(const SyCtx& c, const int32_t* topkIdx, const float* 
   // fenced: y, the step and the check's verdict are read by the host and the next kernels only once
   // this kernel is done, and every block read the epoch before it counted.
   const bool last = lastBlockDone(c.state, DONE_COMBINE_RECV, DoneFence::None, nb);
+  SY_CLOCK_ENDER(last);
   SY_CLOCK_MARK;  // 3: every block's sums and the check counted
   if (last && threadIdx.x == 0) {
     c.state->step = c.state->step + 1;

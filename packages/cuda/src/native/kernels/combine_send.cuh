@@ -270,6 +270,7 @@ __device__ inline void run(const SyCtx& c, const uint16_t* expertOut, int nb, in
   completeBlockPuts<kPuts>(c);
   SY_CLOCK_MARK;  // 2: warp 0's partials
   const bool last = lastBlockDone(c.state, DONE_COMBINE_SEND, DoneFence::System, nb);
+  SY_CLOCK_ENDER(last);
   if (last && threadIdx.x == 0) c.state->combineClaims = 0;  // every warp has claimed its last
   SY_CLOCK_MARK;  // 3: every warp's, fenced
   if (!last || failed) {

@@ -154,6 +154,7 @@ __device__ inline void run(const SyCtx& c, const uint8_t* x, const float* xScale
 
   SY_CLOCK_MARK;  // 5: warp 0's rows and records
   const bool last = lastBlockDone(c.state, DONE_SEND, DoneFence::System, nb);
+  SY_CLOCK_ENDER(last);
   SY_CLOCK_MARK;  // 6: every warp's, fenced
   if (!last || failed) {
     SY_CLOCK_END("dispatchSend", epoch);

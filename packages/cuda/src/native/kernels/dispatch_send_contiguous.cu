@@ -259,6 +259,7 @@ __global__ void __launch_bounds__(kThreads) contigSendKernel(SyCtx c, const uint
   completeBlockPuts<kPuts>(c);
   SY_CLOCK_MARK;  // 5: warp 0's rows and records
   const bool last = lastBlockDone(c.state, DONE_SEND);
+  SY_CLOCK_ENDER(last);
   SY_CLOCK_MARK;  // 6: every warp's, fenced
   if (!last || hasError(c.state)) {
     SY_CLOCK_END("contigSend", epoch);
