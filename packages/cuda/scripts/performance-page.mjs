@@ -249,8 +249,8 @@ function reasons(at, fp8) {
     "  about 10 µs slower than before 512-byte pieces came (this record's one-GPU calls: masked 256",
     "  dispatch send 23.8 -> 33.9 µs at one rank, 512 tokens 25.0 -> 34.7; bisected to that commit).",
     "  The send of each piece size sits in one kernel function behind a flag, twice the code of one",
-    "  (about 13,200 SASS instructions against 7,200). A kernel for each piece size is compiled and",
-    "  predicted in the design notes; it has not run on a GPU yet.",
+    "  (about 13,200 SASS instructions against 7,200; why that costs 10 µs is not measured). A kernel",
+    "  for each piece size is compiled and predicted in the design notes; it has not run on a GPU yet.",
     "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
     `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}, with the`,
     "  per-expert layout DeepEP's caller still has to build. The deepep-ht-caller rows time that caller's",
@@ -303,7 +303,7 @@ function reasons(at, fp8) {
     "  outside it.",
     `  The step, ${us(c16, "step")} µs, is ${(n16.phases.step.median / c16.phases.step.median).toFixed(2)} × NCCL's ${us(n16, "step")} (on 2 × H200, the plan-checks record:`,
     "  736.9 against 2,091.1, 2.84 ×: there NCCL's step, on the whole GPU and its faster memory, is 12 %",
-    `  shorter and this library's, on 24 SMs, 3 %); the combine send (${us(c16, "combineSend")} µs against the 208 its bytes`,
+    `  shorter than here and this library's, on 24 SMs, 2 %); the combine send (${us(c16, "combineSend")} µs against the 208 its bytes`,
     "  take on 24 SMs of an H100) has the most room left.",
   ];
 }

@@ -14,9 +14,10 @@ from statistics import median
 
 STAGES = ("dispatchSend", "dispatchRecv", "combineSend", "combineRecv")
 # A kernel a stage, by a part of its name: as the stage calls launch them today
-# (sy::kernels::dispatch_send, ...), and as earlier builds named them (...dispatchSendKernel).
-STAGE_KERNELS = {"::dispatch_send<": "dispatchSend", "::dispatch_recv(": "dispatchRecv", "::combine_send<": "combineSend",
-                 "::combine_recv<": "combineRecv", **{s: s for s in STAGES}}
+# (sy::kernels::dispatch_send<...>, dispatch_recv<kLean>, ...), and as earlier builds named them
+# (dispatch_recv untemplated, ...dispatchSendKernel).
+STAGE_KERNELS = {"::dispatch_send<": "dispatchSend", "::dispatch_recv<": "dispatchRecv", "::dispatch_recv(": "dispatchRecv",
+                 "::combine_send<": "combineSend", "::combine_recv<": "combineRecv", **{s: s for s in STAGES}}
 # One kernel function a half (sy::kernels::dispatch / combine) launched for one stage at a time, as
 # step.c calls the four phases: its launches alternate send, receive.
 HALVES = {"::dispatch<": ("dispatchSend", "dispatchRecv"), "::combine<": ("combineSend", "combineRecv")}

@@ -25,10 +25,12 @@ def _ncu_csv(values_us: dict, unit: str = "usecond") -> str:
 
 # How ncu names today's kernels, per stage: one function a half (its launches alternating send,
 # receive) or a kernel a stage (the stage calls).
-HALVES = {"dispatchSend": "dispatch<false>", "dispatchRecv": "dispatch<false>", "combineSend": "combine<false>",
+HALVES = {"dispatchSend": "dispatch<false, true>", "dispatchRecv": "dispatch<false, true>", "combineSend": "combine<false>",
           "combineRecv": "combine<false>"}
-STAGE_KERNELS = {"dispatchSend": "dispatch_send<false>", "dispatchRecv": "dispatch_recv",
+STAGE_KERNELS = {"dispatchSend": "dispatch_send<false>", "dispatchRecv": "dispatch_recv<true>",
                  "combineSend": "combine_send<false>", "combineRecv": "combine_recv<false>"}
+# The receive as builds before its two ways named it (untemplated).
+EARLIER_RECV = {**STAGE_KERNELS, "dispatchRecv": "dispatch_recv"}
 
 
 def _ncu_csv_named(values_us: dict, names: dict) -> str:
@@ -42,7 +44,8 @@ def _ncu_csv_named(values_us: dict, names: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("names", [HALVES, STAGE_KERNELS], ids=["one kernel a half", "a kernel a stage"])
+@pytest.mark.parametrize("names", [HALVES, STAGE_KERNELS, EARLIER_RECV],
+                         ids=["one kernel a half", "a kernel a stage", "an earlier build's receive"])
 def test_todays_kernels_by_name_and_launch_order(tmp_path, names):
     times = {"dispatchSend": [10.0, 11.0, 12.0], "dispatchRecv": [5.0, 6.0, 7.0], "combineSend": [8.0, 9.0, 8.0],
              "combineRecv": [3.0, 4.0, 5.0]}
