@@ -41,34 +41,29 @@ struct SendInputs {
   const float* topkWeights;
   int tokens;
   int chunk;  ///< tokens a block of the send
-  bool small;  ///< pieces of 512 bytes (payload.cuh: smallPieces)
 };
 
-/// The send stage with the piece size the host chose.
-template <bool kPuts>
-__device__ inline void sendStage(const SyCtx& c, const SendInputs& in, int nb, int b) {
-  if (in.small) {
-    dispatch_send_stage::run<kPuts, 1>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk, nb, b);
-  } else {
-    dispatch_send_stage::run<kPuts, kPieceVecs>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk, nb,
-                                                b);
-  }
-}
+// V: the send's 16-byte vectors a lane of a piece (payload.cuh's smallPieces: 1, else kPieceVecs),
+// a kernel for each, chosen on the host. One function holding both sizes' sends (a branch on a
+// flag) had twice the code, and the send with 2 KB pieces ran about 10 µs slower in it (masked
+// 256 and 512 tokens at one rank; docs/design.md).
 
-template <bool kPuts, bool kLean>
+template <bool kPuts, bool kLean, int V>
 __global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int sendBlocks, int recvBlocks, int phases) {
   const int b = static_cast<int>(blockIdx.x);
   if ((phases & 1) != 0 && b < sendBlocks) {
-    sendStage<kPuts>(c, in, sendBlocks, b);
+    dispatch_send_stage::run<kPuts, V>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk, sendBlocks,
+                                       b);
   }
   if (phases == 3) __syncthreads();  // the receive reuses the send's shared memory
   if ((phases & 2) != 0 && b < recvBlocks) dispatch_recv_stage::run<kLean>(c, recvBlocks, b);
 }
 
 /// Dispatch send alone (a stage call): grid = the send's blocks.
-template <bool kPuts>
+template <bool kPuts, int V>
 __global__ void __launch_bounds__(kThreads) dispatch_send(SyCtx c, SendInputs in) {
-  sendStage<kPuts>(c, in, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
+  dispatch_send_stage::run<kPuts, V>(c, in.x, in.scales, in.topkIdx, in.topkWeights, in.tokens, in.chunk,
+                                     static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x));
 }
 
 /// Dispatch recv alone (a stage call): grid = the receive's blocks.
@@ -112,6 +107,13 @@ int sendSmem(const SyCtx& ctx) {
 
 int recvSmem(const SyCtx& ctx) { return recvTablesSmemBytes(ctx.p.localExperts(), ctx.p.ranks()); }
 
+/// The half's kernel for the send's piece size V (both halves, or either, in one launch).
+template <int V>
+auto halfKernel(bool puts, bool lean) {
+  return puts ? (lean ? kernels::dispatch<true, true, V> : kernels::dispatch<true, false, V>)
+              : (lean ? kernels::dispatch<false, true, V> : kernels::dispatch<false, false, V>);
+}
+
 /// Lets `kernel` have `smem` of dynamic shared memory (allowSmem) and launches it.
 template <typename... Params, typename... Args>
 cudaError_t launchWithSmem(void (*kernel)(Params...), int blocks, int smem, cudaStream_t stream, const Args&... args) {
@@ -132,11 +134,11 @@ int stageBlocks(const SyCtx& ctx, uint64_t items, int budget) {
 cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
                            const float* topkWeights, int numTokens, int phases, cudaStream_t stream) {
   const SyParams& p = ctx.p;
-  kernels::SendInputs in{static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr, topkIdx, topkWeights, numTokens, 1,
-                        false};
+  kernels::SendInputs in{static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr, topkIdx, topkWeights, numTokens, 1};
   int sendBlocks = 0, recvBlocks = 0, smem = 0;
+  bool small = false;
   if ((phases & 1) != 0) {
-    sendGrid(ctx, numTokens, &sendBlocks, &in.chunk, &in.small);
+    sendGrid(ctx, numTokens, &sendBlocks, &in.chunk, &small);
     smem = sendSmem(ctx);
   }
   if ((phases & 2) != 0) {
@@ -146,19 +148,19 @@ cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales,
   const int blocks = sendBlocks > recvBlocks ? sendBlocks : recvBlocks;
   const bool lean = dispatch_recv_stage::leanReceive(ctx);
   if (phases == 3 || ctx.kernelPerHalf) {
-    auto kernel = ctx.puts ? (lean ? kernels::dispatch<true, true> : kernels::dispatch<true, false>)
-                           : (lean ? kernels::dispatch<false, true> : kernels::dispatch<false, false>);
+    auto kernel = small ? halfKernel<1>(ctx.puts, lean) : halfKernel<kPieceVecs>(ctx.puts, lean);
     return launchWithSmem(kernel, blocks, smem, stream, ctx, in, sendBlocks, recvBlocks, phases);
   }
   if (phases == 1) {
-    return launchWithSmem(ctx.puts ? kernels::dispatch_send<true> : kernels::dispatch_send<false>, blocks, smem, stream,
-                          ctx, in);
+    auto kernel = small ? (ctx.puts ? kernels::dispatch_send<true, 1> : kernels::dispatch_send<false, 1>)
+                        : (ctx.puts ? kernels::dispatch_send<true, kPieceVecs> : kernels::dispatch_send<false, kPieceVecs>);
+    return launchWithSmem(kernel, blocks, smem, stream, ctx, in);
   }
   return launchWithSmem(lean ? kernels::dispatch_recv<true> : kernels::dispatch_recv<false>, blocks, smem, stream, ctx);
 }
 
 cudaError_t stageOccupancy(int* blocksPerSm) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, kernels::dispatch<true, false>, kThreads, 8192);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocksPerSm, kernels::dispatch<true, false, kPieceVecs>, kThreads, 8192);
 }
 
 }  // namespace sy
