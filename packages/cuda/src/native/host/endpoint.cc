@@ -218,7 +218,7 @@ void dispatchSend(sy_endpoint* ep, const void* x, const float* scales, const int
   if (ep->ctx.p.contiguous()) {
     SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, topkWeights, T, ep->budget, stream));
   } else {
-    SY_CHECK_CUDA(launchDispatch(ep->ctx, x, scales, topkIdx, topkWeights, T, 1, stream));
+    SY_CHECK_CUDA(launchDispatch(ep->ctx, x, scales, topkIdx, topkWeights, T, 1, ep->smallPieces, stream));
   }
   leavePhase(ep, kDispatchSend);
 }
@@ -227,7 +227,7 @@ void dispatchRecv(sy_endpoint* ep, cudaStream_t stream) {
   beginDispatchRecv(ep, stream, "sy_dispatch_recv");
   const SyCtx& c = ep->ctx;
   if (c.p.contiguous()) SY_CHECK_CUDA(launchDispatchRecvContiguous(c, ep->budget, stream));
-  else SY_CHECK_CUDA(launchDispatch(c, nullptr, nullptr, nullptr, nullptr, 0, 2, stream));
+  else SY_CHECK_CUDA(launchDispatch(c, nullptr, nullptr, nullptr, nullptr, 0, 2, ep->smallPieces, stream));
   leavePhase(ep, kDispatchRecv);
 }
 
@@ -241,7 +241,7 @@ void dispatch(sy_endpoint* ep, const void* x, const float* scales, const int32_t
     SY_CHECK_CUDA(launchDispatchSendContiguous(ep->ctx, x, scales, topkIdx, topkWeights, T, ep->budget, stream));
     SY_CHECK_CUDA(launchDispatchRecvContiguous(ep->ctx, ep->budget, stream));
   } else {
-    SY_CHECK_CUDA(launchDispatch(ep->ctx, x, scales, topkIdx, topkWeights, T, 3, stream));
+    SY_CHECK_CUDA(launchDispatch(ep->ctx, x, scales, topkIdx, topkWeights, T, 3, ep->smallPieces, stream));
   }
   leavePhase(ep, kDispatchRecv);
 }

@@ -25,6 +25,9 @@ struct sy_endpoint {
   /// over the PEs sharing the GPU), the default and the most of ctx.maxBlocks; and those blocks an SM.
   int wave = 1;
   int blocksPerSm = 1;
+  /// Masked layout: the step's send piece size (launchDispatch: 512-byte pieces), so that under
+  /// kernel_per_half its receive-only launch runs the same `dispatch` kernel as its send.
+  bool smallPieces = false;
   uint8_t** dPeers = nullptr;
   /// Peers this PE reaches with NVSHMEM puts (kernels/put.cuh), and the outbox they take (bytes
   /// after the heap in its allocation; 0 when the world stores to every peer).

@@ -5,9 +5,10 @@
 // engine's profiler expects of a dispatch). Each stage runs on blocks [0, its blocks) of the grid,
 // which is the larger of the two; with both, a block runs the send, then the receive. The receive
 // waits for this rank's own send too, so every block must be resident at once: both grids are at
-// most one wave (ctx.maxBlocks), and the grid is their maximum. One function, so a profile shows
-// one "dispatch" kernel whichever halves a launch runs; the stage calls launch it too when the
-// runtime asks for a kernel per half (ctx.kernelPerHalf). Otherwise a stage call runs its stage's
+// most one wave (ctx.maxBlocks), and the grid is their maximum. One function for a step (its
+// instance for the send's piece size, below), so a profile of a step shows one "dispatch" kernel
+// whichever halves a launch runs; the stage calls launch it too when the runtime asks for a kernel
+// per half (ctx.kernelPerHalf). Otherwise a stage call runs its stage's
 // own kernel: compiled alone, each stage gets its registers to itself (the receive spills nothing
 // there; inside the shared function it does, and runs 1 to 2 µs slower). The receive is
 // instantiated for each of its two ways (kLean, dispatch_recv.cuh), fixed for an endpoint.
@@ -44,9 +45,10 @@ struct SendInputs {
 };
 
 // V: the send's 16-byte vectors a lane of a piece (payload.cuh's smallPieces: 1, else kPieceVecs),
-// a kernel for each, chosen on the host. One function holding both sizes' sends (a branch on a
-// flag) had twice the code, and the send with 2 KB pieces ran about 10 µs slower in it (masked
-// 256 and 512 tokens at one rank; docs/design.md).
+// a kernel for each, chosen on the host; a receive launched alone runs its step's send's V, so a
+// step's halves under kernel_per_half are one kernel in a profile. One function holding both
+// sizes' sends (a branch on a flag) had twice the code, and since it came the send with 2 KB pieces
+// is about 10 µs slower (masked 256 and 512 tokens at one rank; docs/design.md).
 
 template <bool kPuts, bool kLean, int V>
 __global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int sendBlocks, int recvBlocks, int phases) {
@@ -132,13 +134,15 @@ int stageBlocks(const SyCtx& ctx, uint64_t items, int budget) {
 }
 
 cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
-                           const float* topkWeights, int numTokens, int phases, cudaStream_t stream) {
+                           const float* topkWeights, int numTokens, int phases, bool& smallPieces,
+                           cudaStream_t stream) {
   const SyParams& p = ctx.p;
   kernels::SendInputs in{static_cast<const uint8_t*>(x), p.inputFp8() ? scales : nullptr, topkIdx, topkWeights, numTokens, 1};
   int sendBlocks = 0, recvBlocks = 0, smem = 0;
-  bool small = false;
+  bool small = smallPieces;  // a receive alone: its step's send's choice
   if ((phases & 1) != 0) {
     sendGrid(ctx, numTokens, &sendBlocks, &in.chunk, &small);
+    smallPieces = small;
     smem = sendSmem(ctx);
   }
   if ((phases & 2) != 0) {

@@ -23,8 +23,12 @@ int stageBlocks(const SyCtx& ctx, uint64_t items, int budget);
 /// kernel, or `dispatch` under ctx.kernelPerHalf), 3 both in one launch of `dispatch`. x [T, hidden] (input dtype), scales [T, hidden/128] fp32 (fp8 input only, else
 /// null), topkIdx / topkWeights [T, topK] (send only). The receive waits for every source, checks
 /// its signals and records, writes ctx.t and the output (recvX / recvScales / recvMeta).
+/// `smallPieces`: a send sets it to its piece size's choice (payload.cuh: smallPieces), a launch of
+/// the receive alone reads it, so that under ctx.kernelPerHalf both halves of a step run one
+/// `dispatch` kernel (the kernels differ by the send's piece size).
 cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales, const int32_t* topkIdx,
-                           const float* topkWeights, int numTokens, int phases, cudaStream_t stream);
+                           const float* topkWeights, int numTokens, int phases, bool& smallPieces,
+                           cudaStream_t stream);
 
 /// The contiguous layout's dispatch send (SM budget `budget`, dispatch_send_contiguous.cu) and
 /// receive (dispatch_recv_contiguous.cu): kernels of their own.
