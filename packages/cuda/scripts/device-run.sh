@@ -172,6 +172,16 @@ for s in "${steps[@]}"; do
         --peers deepep --json "$OUT/$s.json" --svg "$OUT/$s.svg" ;;
     peers-build) # DeepEP and pplx-kernels from .gpu/peers (../shared/peers/pack.sh), for the bench's peer rows
       step peers-build 240 bash .gpu/peers/build.sh ;;
+    bench-2gpu-rounds) # the bench BENCH_ROUNDS times (default 3) with BENCH_ARGS, the peers in each round, into
+      # $OUT/rounds/compare-peers-<n>.json: how far the libraries' gaps move between runs of one call
+      # (bench/compare/report.mjs $OUT/rounds --base peers@deepep-ll --head peers@switchyard)
+      mkdir -p "$OUT/rounds"
+      for n in $(seq 1 "${BENCH_ROUNDS:-3}"); do
+        step "bench-2gpu-round-$n" "${BENCH_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
+          SWITCHYARD_CUDA_LIB="$root/packages/cuda/build/libswitchyard_cuda.so.1" \
+          PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:$root/packages/cuda/python:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
+          node "$cli" bench --ranks 2 --json "$OUT/rounds/compare-peers-$n.json" --svg "$OUT/rounds/bench-$n.svg" ${BENCH_ARGS:-} || break
+      done ;;
     bench-2gpu | bench-2gpu-fp8)
       # the bench on both GPUs: NCCL, and DeepEP / pplx-kernels where they import (peers-build first),
       # in the same run (deepep-ht-caller: DeepEP's normal kernels with their caller's torch work, like for
@@ -281,11 +291,11 @@ for s in "${steps[@]}"; do
       # run past the first) unpacks the first archive and packs it again with the new files.
       # (nullglob: a call with no JSON at the top, e.g. only compare1, still packs its logs)
       (cd "$OUT" && shopt -s nullglob && { [ ! -f logs.tgz ] || tar xzf logs.tgz; } &&
-        tar czf logs.tgz.new ./*.log ./*.json ./put*/ ./one-gpu-ranks*/ ./*.ncu-rep.gz &&
+        tar czf logs.tgz.new ./*.log ./*.json ./put*/ ./one-gpu-ranks*/ ./rounds/ ./*.ncu-rep.gz &&
         mv logs.tgz.new logs.tgz &&
         find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
           ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' ! -name 'bench-2gpu-fp8.json' ! -name 'bench-2gpu-fp8.svg' -delete &&
-        rm -rf put one-gpu-ranks*) ;;
+        rm -rf put one-gpu-ranks* rounds) ;;
     *) echo "unknown step $s"; status=1 ;;
   esac
 done

@@ -5,25 +5,28 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 // bench/compare/report.mjs on made-up bench JSON: the median of each side's rounds, any two sides
-// (--base / --head), the SVG, and an error naming a side with no runs.
+// (--base / --head), two libraries of the same runs (NAME@IMPL), the SVG, and an error naming a side
+// with no runs.
 const report = join(import.meta.dirname, "..", "bench", "compare", "report.mjs");
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** A bench JSON with one Switchyard point whose phases all have the given median. */
-function run(dir: string, side: string, round: number, us: number) {
-  const phases = Object.fromEntries(
-    ["dispatchSend", "dispatchRecv", "combineSend", "combineRecv", "step"].map((p) => [p, { median: us }]),
-  );
+/** A bench JSON with one Switchyard point whose phases all have the given median (NCCL's: ncclUs). */
+function run(dir: string, side: string, round: number, us: number, ncclUs = us) {
+  const phasesOf = (v: number) =>
+    Object.fromEntries(
+      ["dispatchSend", "dispatchRecv", "combineSend", "combineRecv", "step"].map((p) => [p, { median: v }]),
+    );
+  const phases = phasesOf(us);
   const json = {
     device: { name: "Test GPU", gpus: 2 },
     commit: "0000000",
     command: "switchyard bench",
     points: [
       { impl: "switchyard", layout: "contiguous", tokens: 4096, phases },
-      { impl: "nccl", layout: "contiguous", tokens: 4096, phases },
+      { impl: "nccl", layout: "contiguous", tokens: 4096, phases: phasesOf(ncclUs) },
     ],
   };
   writeFileSync(join(dir, `compare-${side}-${round}.json`), JSON.stringify(json));
@@ -75,6 +78,21 @@ describe("compare/report.mjs", () => {
     const picture = readFileSync(svg, "utf8");
     expect(picture).toContain("ring-a − head per phase");
     expect(picture).toContain("+12.5 µs (100.0 → 112.5)");
+  });
+
+  it("compares two libraries measured in the same rounds (NAME@IMPL)", () => {
+    const d = folder();
+    run(d, "peers", 1, 20, 22);
+    run(d, "peers", 2, 21, 21.5);
+    const args = [report, d, "--base", "peers@nccl", "--head", "peers@switchyard"];
+    const out = spawnSync(process.execPath, args, { encoding: "utf8" });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toContain("| contiguous 4096 | step | 21.8 | 20.5 | -1.3 | -2.0 / -0.5 |");
+    const none = spawnSync(process.execPath, [report, d, "--base", "peers@pplx", "--head", "peers"], {
+      encoding: "utf8",
+    });
+    expect(none.status).not.toBe(0);
+    expect(none.stderr).toContain("no pplx rows with phases");
   });
 
   it("refuses a flag without a side's name", () => {

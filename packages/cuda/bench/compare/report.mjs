@@ -5,7 +5,9 @@
 // a difference the rounds disagree on is the machine's drift, not the change); a Markdown table on
 // stdout and an SVG of the differences per phase.
 //   node packages/cuda/bench/compare/report.mjs <folder with compare-<side>-<round>.json> [out.svg] [--base NAME] [--head NAME]
-//   (sides base and head by default; run.sh's COMPARE_VARIANTS add more)
+//   (sides base and head by default; run.sh's COMPARE_VARIANTS add more). A side NAME@IMPL takes the
+//   rows of IMPL (default switchyard) from NAME's files: --base peers@deepep-ll --head peers@switchyard
+//   compares two libraries measured in the same rounds (device-run.sh bench-2gpu-rounds).
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -35,8 +37,9 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** point key -> phase -> medians of the rounds, for one side. */
-function side(which) {
+/** point key -> phase -> medians of the rounds, for one side (NAME or NAME@IMPL). */
+function side(name) {
+  const [which, impl = "switchyard"] = name.split("@");
   const round = (f) => Number(f.match(/-(\d+)\.json$/)[1]);
   const files = readdirSync(dir)
     .filter((f) => new RegExp(`^compare-${which}-\\d+\\.json$`).test(f))
@@ -48,7 +51,7 @@ function side(which) {
     const r = JSON.parse(readFileSync(join(dir, f), "utf8"));
     meta ??= { device: r.device, commit: r.commit, command: r.command };
     for (const p of r.points) {
-      if (p.impl !== "switchyard" || !p.phases) continue;
+      if (p.impl !== impl || !p.phases) continue;
       const key = `${p.layout} ${p.tokens}`;
       if (!out.has(key)) out.set(key, new Map());
       for (const ph of PHASES) {
@@ -59,6 +62,8 @@ function side(which) {
       }
     }
   }
+  if (out.size === 0)
+    throw new Error(`no ${impl} rows with phases in ${dir}'s compare-${which}-<round>.json`);
   return { points: out, rounds: files.length, meta };
 }
 
