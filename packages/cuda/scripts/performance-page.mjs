@@ -2,12 +2,12 @@
 // Writes packages/cuda/docs/performance.md from the newest bench record's JSON (one file per
 // number of ranks sharing the GPU). `--stdout` prints the page instead of writing it (the docs test
 // compares the two). Run from anywhere: node packages/cuda/scripts/performance-page.mjs
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 
 const pkg = join(import.meta.dirname, "..");
 /** The record the page is made from: a folder of results/, relative to the package. */
-const RECORD = "results/2026-11-27-main-beside-peers";
+const RECORD = "results/2026-11-27-kernel-per-piece";
 /**
  * One bench JSON per run, in the order the tables list them: RECORD's, or an earlier record's
  * (`record`, with `why`: what of it the page's commit changed since).
@@ -22,8 +22,14 @@ const PEERS = ["deepep-ll", "deepep-ht", "deepep-ht-caller", "pplx", "switchyard
 const CONFIGS = [
   ["masked", 1],
   ["masked", 128],
+  ["masked", 512],
   ["contiguous", 4096],
 ];
+/**
+ * RECORD's rounds of one point, the peers measured in each round beside Switchyard (device-run.sh
+ * bench-2gpu-rounds; compare-peers-<n>.json), or null: how far each gap moves between runs of one call.
+ */
+const ROUNDS = { dir: "masked1-rounds", layout: "masked", tokens: 1, peers: ["deepep-ll", "pplx"] };
 
 const us = (p, phase) => {
   const v = p?.phases?.[phase]?.median;
@@ -41,6 +47,24 @@ function table(header, rows) {
   const pad = (cells) => cells.map((c, i) => c + " ".repeat(width[i] - [...c].length));
   const lines = [pad(header), width.map((w) => "-".repeat(w)), ...rows.map(pad)];
   return lines.map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+}
+
+/** Per peer of ROUNDS: each round's Switchyard − peer for dispatch and combine, µs. */
+function roundGaps() {
+  if (!ROUNDS) return [];
+  const dir = join(pkg, RECORD, ROUNDS.dir);
+  const files = readdirSync(dir)
+    .filter((f) => /^compare-peers-\d+\.json$/.test(f))
+    .sort((a, b) => Number(a.match(/\d+/)[0]) - Number(b.match(/\d+/)[0]));
+  const rounds = files.map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")));
+  const at = (json, impl) =>
+    json.points.find((p) => p.layout === ROUNDS.layout && p.tokens === ROUNDS.tokens && p.impl === impl);
+  return ROUNDS.peers.map((impl) => ({
+    impl,
+    gaps: ["dispatch", "combine"].map((phase) =>
+      rounds.map((json) => at(json, "switchyard").phases[phase].median - at(json, impl).phases[phase].median),
+    ),
+  }));
 }
 
 export function render() {
@@ -171,8 +195,22 @@ export function render() {
     ],
     beats("masked", 1, "deepep-ll"),
     beats("masked", 128, "deepep-ll"),
+    beats("masked", 512, "deepep-ll"),
     beats("masked", 1, "pplx"),
     beats("masked", 128, "pplx"),
+    beats("masked", 512, "pplx"),
+    // The same gap in each round of one call (ROUNDS), where one run's gap is within the drift.
+    ...roundGaps().map(({ impl, gaps }) => {
+      const span = (xs) => {
+        const f = (x) => `${x > 0 ? "+" : ""}${x.toFixed(1)}`;
+        return `${f(Math.min(...xs))} to ${f(Math.max(...xs))}`;
+      };
+      return [
+        `${ROUNDS.layout} ${ROUNDS.tokens}: as fast as ${impl} in each of ${gaps[0].length} rounds of one call (${ROUNDS.dir}/)`,
+        `dispatch ${span(gaps[0])}, combine ${span(gaps[1])} µs`,
+        verdict(gaps.every((xs) => xs.every((x) => x <= 0))),
+      ];
+    }),
     beats("contiguous", 4096, "deepep-ht", fp8),
     // Like for like with bf16 input (DeepEP's kernels plus their caller's torch work): records since it ran.
     ...(measured(at("contiguous", 4096, "deepep-ht-caller"))
@@ -221,6 +259,12 @@ function reasons(at, fp8) {
     "  blocks as one cluster, each warp an item, were slower still (+0.7: the kernel shorter, the",
     "  cluster's launch dearer). Against DeepEP's kernels in this run the sends are",
     `  ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart, the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
+    ...roundGaps()
+      .filter(({ impl }) => impl === "deepep-ll")
+      .map(
+        ({ gaps }) =>
+          `  One run's gap to DeepEP is within the drift between runs; in ${gaps[0].length} rounds of one call (the rounds rows above) Switchyard's dispatch is ahead in ${gaps[0].filter((x) => x <= 0).length} and its combine in ${gaps[1].filter((x) => x <= 0).length}.`,
+      ),
     `  Timed by the peers' own harness (one graph per call, the switchyard-py row) Switchyard's masked 1 is ${us(py1, "dispatch")} / ${us(py1, "combine")} µs, within`,
     `  ${Math.max(...["dispatch", "combine"].map((ph) => Math.abs(m(py1, ph) - m(s1, ph)))).toFixed(1)} µs of its own row: the gaps to DeepEP are the kernels', not the two timing methods'.`,
     "  The receives are bound by fetching their code, not by memory (the fan-claims record: Nsight Compute",
@@ -241,16 +285,11 @@ function reasons(at, fp8) {
     "  send taking a block a token with 512-byte pieces; against the 24 target, the send's rows now",
     "  drain behind its system fence (4 µs in block 0) and the receive places a token's row at each of",
     "  its local experts (a token crosses once per rank), where DeepEP's receiver only waits and copies.",
-    "  Each kernel's last block (this record's stamps) spends 4.1 µs in the plan's first phase against",
-    "  block 0's 2.7 (it counts the 127 tokens before it); counting a warp's ranks by ballots instead of",
-    "  an atomic a token moved the send +0.1 µs: that block's plan is not what ends the phase.",
-    "- **Masked, 256 tokens and more (a regression, not yet fixed).** Where the send cuts rows into",
-    "  2 KB pieces (past about 150 tokens on a whole H100, past about 75 with two ranks on it) it is",
-    "  about 10 µs slower than before 512-byte pieces came (this record's one-GPU calls: masked 256",
-    "  dispatch send 23.8 -> 33.9 µs at one rank, 512 tokens 25.0 -> 34.7; bisected to that commit).",
-    "  The send of each piece size sits in one kernel function behind a flag, twice the code of one",
-    "  (about 13,200 SASS instructions against 7,200; why that costs 10 µs is not measured). A kernel",
-    "  for each piece size is compiled and predicted in the design notes; it has not run on a GPU yet.",
+    "  The block that ends the send (the one completing its grid counter: this record's ender stamps)",
+    "  spends 4.4 µs in the plan's first phase, counting the 127 tokens before its chunk (block 0, which",
+    "  counts none, 2.7), then 3.0 on its rows, 3.6 until its fence and 2.7 releasing the signals;",
+    "  counting a warp's ranks by ballots instead of an atomic a token moved the send +0.1 µs, so the",
+    "  records' atomics are not what costs there.",
     "- **Contiguous 4096.** DeepEP's normal kernels do less (the caller casts, permutes per expert and",
     `  reduces over local experts); with fp8 input Switchyard's dispatch is ${us(c8, "dispatch")} µs against ${us(h8, "dispatch")}, with the`,
     "  per-expert layout DeepEP's caller still has to build. The deepep-ht-caller rows time that caller's",

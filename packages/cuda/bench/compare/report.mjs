@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The report of a compare run (run.sh): for every Switchyard point and phase, the median of each
+// The report of a compare run (run.sh): for every Switchyard point and phase (each half and the
+// whole phase, dispatch and combine, and the step), the median of each
 // round's median for the base library and for this tree's, and the difference; then each round's
 // difference (run.sh alternates the sides, so round i of one side ran next to round i of the other:
 // a difference the rounds disagree on is the machine's drift, not the change); a Markdown table on
@@ -31,7 +32,7 @@ if (!dir) {
   );
   process.exit(2);
 }
-const PHASES = ["dispatchSend", "dispatchRecv", "combineSend", "combineRecv", "step"];
+const PHASES = ["dispatch", "dispatchSend", "dispatchRecv", "combine", "combineSend", "combineRecv", "step"];
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
