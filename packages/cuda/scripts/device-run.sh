@@ -78,6 +78,17 @@ mps_off() {
   fi
 }
 trap mps_off EXIT
+bench_peers() { # name json svg [bench flags...]: the bench on both GPUs, one rank each, with the peers'
+  # packages (peers-build) and this build's Python package importable (the switchyard-py row)
+  local name=$1 json=$2 svg=$3
+  shift 3
+  local bench_cli=("$cli" bench)
+  [ -f "$conf" ] && bench_cli=("$conf" bench)
+  step "$name" "${BENCH_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
+    SWITCHYARD_CUDA_LIB="$root/packages/cuda/build/libswitchyard_cuda.so.1" \
+    PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:$root/packages/cuda/python:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
+    node "${bench_cli[@]}" --ranks 2 "$@" --json "$json" --svg "$svg" ${BENCH_ARGS:-}
+}
 steps=()
 for s in "$@"; do
   case $s in
@@ -177,26 +188,18 @@ for s in "${steps[@]}"; do
       # (bench/compare/report.mjs $OUT/rounds --base peers@deepep-ll --head peers@switchyard)
       mkdir -p "$OUT/rounds"
       for n in $(seq 1 "${BENCH_ROUNDS:-3}"); do
-        step "bench-2gpu-round-$n" "${BENCH_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
-          SWITCHYARD_CUDA_LIB="$root/packages/cuda/build/libswitchyard_cuda.so.1" \
-          PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:$root/packages/cuda/python:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
-          node "$cli" bench --ranks 2 --json "$OUT/rounds/compare-peers-$n.json" --svg "$OUT/rounds/bench-$n.svg" ${BENCH_ARGS:-} || break
+        bench_peers "bench-2gpu-round-$n" "$OUT/rounds/compare-peers-$n.json" "$OUT/rounds/bench-$n.svg" || break
       done ;;
     bench-2gpu | bench-2gpu-fp8)
       # the bench on both GPUs: NCCL, and DeepEP / pplx-kernels where they import (peers-build first),
       # in the same run (deepep-ht-caller: DeepEP's normal kernels with their caller's torch work, like for
       # like; switchyard-py: this build's library through the Python package, timed as the peers are);
       # -fp8: fp8 input, contiguous, beside DeepEP's normal kernels (the input already cast for both)
-      bench_cli=("$cli" bench)
-      [ -f "$conf" ] && bench_cli=("$conf" bench)
       extra=()
       [ "$s" = bench-2gpu-fp8 ] && extra=(--layouts contiguous --input fp8-e4m3 --peers deepep --no-baseline)
       # with puts: Switchyard's rows only (run bench-2gpu in the same call for NCCL, the peers and the stores)
       [ "${SWITCHYARD_TRANSPORT:-}" = put ] && extra+=(--peers none --no-baseline)
-      step "$s" "${BENCH_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \
-        SWITCHYARD_CUDA_LIB="$root/packages/cuda/build/libswitchyard_cuda.so.1" \
-        PYTHONPATH="/tmp/peers/deepep:/tmp/peers/pplx/src:$root/packages/cuda/python:${PYTHONPATH:-}" LD_LIBRARY_PATH="/tmp/nvsh/lib:${LD_LIBRARY_PATH:-}" \
-        node "${bench_cli[@]}" --ranks 2 "${extra[@]}" --json "$OUT/$s.json" --svg "$OUT/$s.svg" ${BENCH_ARGS:-} ;;
+      bench_peers "$s" "$OUT/$s.json" "$OUT/$s.svg" "${extra[@]}" ;;
     compare-2gpu) # the bench with the base commit's library (.gpu/base.tar) and this tree's, alternating (COMPARE_ROUNDS
       # rounds, default 2; COMPARE_VARIANTS: more libraries in the rotation, bench/compare/run.sh)
       step compare-2gpu "${COMPARE_TIMEOUT:-420}" env CUDA_VISIBLE_DEVICES=0,1 SWITCHYARD_CUDA_RANKS_PER_GPU=1 \

@@ -156,6 +156,7 @@ export function render() {
   const c4096fp8 = at("contiguous", 4096, "switchyard", fp8);
   const n4096 = at("contiguous", 4096, "nccl");
   const ratio = med(n4096, "step") / med(c4096, "step");
+  const rounds = roundGaps();
   const verdict = (ok) => (ok ? "met" : "**miss**");
   const beats = (layout, tokens, impl, json = first) => {
     const q = at(layout, tokens, impl, json);
@@ -200,7 +201,7 @@ export function render() {
     beats("masked", 128, "pplx"),
     beats("masked", 512, "pplx"),
     // The same gap in each round of one call (ROUNDS), where one run's gap is within the drift.
-    ...roundGaps().map(({ impl, gaps }) => {
+    ...rounds.map(({ impl, gaps }) => {
       const span = (xs) => {
         const f = (x) => `${x > 0 ? "+" : ""}${x.toFixed(1)}`;
         return `${f(Math.min(...xs))} to ${f(Math.max(...xs))}`;
@@ -223,7 +224,7 @@ export function render() {
     `Why the misses, from the measurements of the record's README and the [changelog](../CHANGELOG.md):`,
   );
   out.push("");
-  for (const line of reasons(at, fp8)) out.push(line);
+  for (const line of reasons(at, fp8, rounds)) out.push(line);
   out.push("");
   return out.join("\n");
 }
@@ -233,10 +234,10 @@ const LATER = [];
 
 /**
  * The measured reasons for each miss. The figures of this page's run come from its JSON (`at(layout,
- * tokens, impl[, json])`, `fp8` the fp8-in run); the others are the records' they name
+ * tokens, impl[, json])`, `fp8` the fp8-in run, `rounds` roundGaps()); the others are the records' they name
  * (results/2026-11-26-combine-rings, results/2026-11-26-floors and the records they link).
  */
-function reasons(at, fp8) {
+function reasons(at, fp8, rounds) {
   const m = (p, phase) => p.phases[phase].median;
   const gap = (p, q, phase) => (m(p, phase) - m(q, phase)).toFixed(1);
   const [s1, d1, p1] = [at("masked", 1), at("masked", 1, "deepep-ll"), at("masked", 1, "pplx")];
@@ -259,7 +260,7 @@ function reasons(at, fp8) {
     "  blocks as one cluster, each warp an item, were slower still (+0.7: the kernel shorter, the",
     "  cluster's launch dearer). Against DeepEP's kernels in this run the sends are",
     `  ${gap(s1, d1, "dispatchSend")} and ${gap(s1, d1, "combineSend")} µs apart, the receives ${gap(s1, d1, "dispatchRecv")} and ${gap(s1, d1, "combineRecv")} (positive: slower). DeepEP and pplx miss the targets too (${us(d1, "dispatch")} / ${us(d1, "combine")} and ${us(p1, "dispatch")} / ${us(p1, "combine")} µs here).`,
-    ...roundGaps()
+    ...rounds
       .filter(({ impl }) => impl === "deepep-ll")
       .map(
         ({ gaps }) =>

@@ -47,8 +47,8 @@ struct SendInputs {
 // V: the send's 16-byte vectors a lane of a piece (payload.cuh's smallPieces: 1, else kPieceVecs),
 // a kernel for each, chosen on the host; a receive launched alone runs its step's send's V, so a
 // step's halves under kernel_per_half are one kernel in a profile. One function holding both
-// sizes' sends (a branch on a flag) had twice the code, and since it came the send with 2 KB pieces
-// is about 10 µs slower (masked 256 and 512 tokens at one rank; docs/design.md).
+// sizes' sends (a branch on a flag) had twice the code, and the send with 2 KB pieces ran about
+// 10 µs slower in it (masked 256 and 512 tokens; docs/design.md).
 
 template <bool kPuts, bool kLean, int V>
 __global__ void __launch_bounds__(kThreads) dispatch(SyCtx c, SendInputs in, int sendBlocks, int recvBlocks, int phases) {
@@ -116,6 +116,12 @@ auto halfKernel(bool puts, bool lean) {
               : (lean ? kernels::dispatch<false, true, V> : kernels::dispatch<false, false, V>);
 }
 
+/// The send's own kernel for its piece size V.
+template <int V>
+auto sendKernel(bool puts) {
+  return puts ? kernels::dispatch_send<true, V> : kernels::dispatch_send<false, V>;
+}
+
 /// Lets `kernel` have `smem` of dynamic shared memory (allowSmem) and launches it.
 template <typename... Params, typename... Args>
 cudaError_t launchWithSmem(void (*kernel)(Params...), int blocks, int smem, cudaStream_t stream, const Args&... args) {
@@ -156,8 +162,7 @@ cudaError_t launchDispatch(const SyCtx& ctx, const void* x, const float* scales,
     return launchWithSmem(kernel, blocks, smem, stream, ctx, in, sendBlocks, recvBlocks, phases);
   }
   if (phases == 1) {
-    auto kernel = small ? (ctx.puts ? kernels::dispatch_send<true, 1> : kernels::dispatch_send<false, 1>)
-                        : (ctx.puts ? kernels::dispatch_send<true, kPieceVecs> : kernels::dispatch_send<false, kPieceVecs>);
+    auto kernel = small ? sendKernel<1>(ctx.puts) : sendKernel<kPieceVecs>(ctx.puts);
     return launchWithSmem(kernel, blocks, smem, stream, ctx, in);
   }
   return launchWithSmem(lean ? kernels::dispatch_recv<true> : kernels::dispatch_recv<false>, blocks, smem, stream, ctx);
