@@ -289,16 +289,8 @@ for s in "${steps[@]}"; do
     c-example) # a checked step from C through the exported library, both layouts
       step c-example 60 bash -c 'cd packages/cuda/examples/c && cc -std=c11 -O2 -Wall moe_step.c -I../../include \
         -L../../build -lswitchyard_cuda -Wl,-rpath,"$PWD/../../build" -o /tmp/moe_step && /tmp/moe_step masked && /tmp/moe_step contiguous' ;;
-    pack) # at most 8 files come back from the GPU machine: logs and JSON into one archive; the
-      # bench's JSON and SVG and the summary stay beside it. A second pack in one call (after steps
-      # run past the first) unpacks the first archive and packs it again with the new files.
-      # (nullglob: a call with no JSON at the top, e.g. only compare1, still packs its logs)
-      (cd "$OUT" && shopt -s nullglob && { [ ! -f logs.tgz ] || tar xzf logs.tgz; } &&
-        tar czf logs.tgz.new ./*.log ./*.json ./put*/ ./one-gpu-ranks*/ ./rounds/ ./*.ncu-rep.gz &&
-        mv logs.tgz.new logs.tgz &&
-        find . -maxdepth 1 -type f ! -name logs.tgz ! -name '*summary*' ! -name 'bench[124].json' ! -name 'bench[124].svg' \
-          ! -name 'bench-2gpu.json' ! -name 'bench-2gpu.svg' ! -name 'bench-2gpu-fp8.json' ! -name 'bench-2gpu-fp8.svg' -delete &&
-        rm -rf put one-gpu-ranks* rounds) ;;
+    pack) # at most 8 files come back: logs, JSON and step folders into logs.tgz (scripts/pack-out.sh)
+      bash packages/cuda/scripts/pack-out.sh "$OUT" || { echo "pack: failed, the output is left unpacked" | tee -a "$summary"; status=1; } ;;
     *) echo "unknown step $s"; status=1 ;;
   esac
 done
